@@ -1,0 +1,33 @@
+# Quick start: `make demo` plays bots on this machine; `make test` runs the whole suite.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test lint system clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+demo: setup
+	$(VENV)/bin/mtt play --hands 12 --players 6 --seed 7 --out out/demo.phhs --show
+
+# Servers the tests start themselves (redis-server) come from the OS packages.
+system:
+	@command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
+
+test: setup system
+	$(PY) -m pytest -n 2
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

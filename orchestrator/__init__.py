@@ -1,0 +1,1 @@
+"""The tournament brain: a pure core, with the CLI and Ray/gRPC shells around it."""

@@ -1,0 +1,36 @@
+"""The `mtt` command line: parses arguments and hands them to the packages' own commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from rng_service import cli as rng_cli
+from table_worker import cli as table_cli
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mtt", description="Distributed multi-table poker tournament orchestrator."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    bench = commands.add_parser("bench", help="measure throughput").add_subparsers(
+        dest="bench", required=True, metavar="TARGET"
+    )
+    table_cli.register(commands, bench)
+    rng_cli.register(commands, bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

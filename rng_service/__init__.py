@@ -1,0 +1,1 @@
+"""The deck service: unbiased, never-repeated, verifiable decks over gRPC."""
