@@ -4,9 +4,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint system clean
+.PHONY: setup protos demo test lint system clean
 
-setup: $(STAMP)
+setup: $(STAMP) protos
+
+# gRPC/protobuf stubs are generated from proto/ (never committed); the script skips up-to-date ones.
+protos: $(STAMP)
+	$(PY) scripts/gen_protos.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -1,0 +1,30 @@
+"""The used-deck store (RULES.md RNG-3): a port with two backends and one contract test suite.
+
+`open_store(url)` picks the backend: `redis://host:port/db` (cluster default) or
+`sqlite:///path/to/file.db` (single-machine default, embedded).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from rng_service.errors import BadStoreUrl
+from rng_service.store.base import DeckStore
+from rng_service.store.redis_store import RedisDeckStore
+from rng_service.store.sqlite_store import SqliteDeckStore
+
+__all__ = ["DeckStore", "RedisDeckStore", "SqliteDeckStore", "open_store"]
+
+
+def open_store(url: str) -> DeckStore:
+    """Open the used-deck store named by `url`."""
+    scheme = urlsplit(url).scheme
+    if scheme in ("redis", "rediss", "unix"):
+        return RedisDeckStore(url)
+    if scheme == "sqlite":
+        prefix = "sqlite:///"
+        if not url.startswith(prefix) or len(url) == len(prefix):
+            raise BadStoreUrl(f"expected sqlite:///path/to/file.db, got {url!r}")
+        # sqlite:///rel.db is relative, sqlite:////abs.db absolute (SQLAlchemy's convention).
+        return SqliteDeckStore(url[len(prefix) :])
+    raise BadStoreUrl(f"unknown store URL {url!r}: use redis://host:port/db or sqlite:///file.db")

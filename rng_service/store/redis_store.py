@@ -1,0 +1,115 @@
+"""Used-deck store in Redis (the cluster default, RNG-3), at ~26 bytes per deck.
+
+Layout: a deck's 16-byte digest is split into a bucket (first 2 bytes, so 65,536 hashes named
+`mtt:ud:<4 hex>`) and a field (the other 14 bytes, binary, value "1"); all 128 bits are kept,
+so the store is exact. A plain set would pay a hashtable entry (~70 bytes) per deck; a small
+hash in Redis's listpack encoding pays ~18 bytes per field (14 + 2 header bytes + 2 for the
+value), plus the bucket's own overhead shared by its fields. Buckets stay listpack only while
+they hold at most `hash-max-listpack-entries` fields, so we raise that to 1024 on every
+connection (`LISTPACK_ENTRIES`); with 65,536 buckets that keeps the compact encoding up to
+~50,000,000 decks (mean 760 per bucket, the fullest well under 1024). Where CONFIG is
+disabled (managed Redis), set `hash-max-listpack-entries 1024` in redis.conf.
+
+`mtt:udn` counts recorded decks; a deck's serial is its position in that count. One Lua
+script records a whole batch atomically (one round trip, no partial batch). Keys of a batch
+span many hash slots: use a single Redis (with replicas), not Redis Cluster.
+
+Durability: run Redis with `appendonly yes` in production, or a restart forgets used decks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+
+from rng_service.errors import StoreError, StoreUnavailable
+from rng_service.store.base import check_digests
+
+__all__ = ["BUCKET_BYTES", "COUNTER_KEY", "LISTPACK_ENTRIES", "RedisDeckStore", "bucket_key"]
+
+BUCKET_BYTES = 2
+LISTPACK_ENTRIES = 1024
+COUNTER_KEY = b"mtt:udn"
+_BUCKET_PREFIX = b"mtt:ud:"
+
+# KEYS[1..n] buckets, KEYS[n+1] the counter; ARGV[1..n] fields. Returns per field its serial,
+# or 0 when it was already there (HSETNX is in order, so a repeat within the batch is caught).
+_RECORD = """
+local n = #ARGV
+local new = {}
+local fresh = 0
+for i = 1, n do
+  if redis.call('HSETNX', KEYS[i], ARGV[i], '1') == 1 then
+    fresh = fresh + 1
+    new[i] = fresh
+  else
+    new[i] = 0
+  end
+end
+local last = redis.call('INCRBY', KEYS[n + 1], fresh)
+local base = last - fresh
+for i = 1, n do
+  if new[i] > 0 then new[i] = base + new[i] end
+end
+return new
+"""
+
+
+def bucket_key(digest: bytes) -> bytes:
+    """The Redis hash that holds this digest's field."""
+    return _BUCKET_PREFIX + digest[:BUCKET_BYTES].hex().encode()
+
+
+def _on_connect(connection: Any) -> None:
+    """Runs on every new connection, so a restarted Redis gets our listpack limit back."""
+    connection.on_connect()
+    try:
+        connection.send_command("CONFIG", "SET", "hash-max-listpack-entries", LISTPACK_ENTRIES)
+        connection.read_response()
+    except redis.ResponseError:
+        pass  # CONFIG disabled: the operator sets it in redis.conf (see module docstring)
+
+
+class RedisDeckStore:
+    def __init__(self, url: str, *, timeout: float = 2.0) -> None:
+        self._client = redis.Redis.from_url(
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            # A stale pooled connection after a Redis restart fails once; retry reconnects.
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=2),
+            retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+            redis_connect_func=_on_connect,
+        )
+        self._record = self._client.register_script(_RECORD)
+
+    def record_new(self, digests: Sequence[bytes]) -> list[int | None]:
+        check_digests(digests)
+        if not digests:
+            return []
+        keys = [bucket_key(d) for d in digests]
+        keys.append(COUNTER_KEY)
+        fields = [d[BUCKET_BYTES:] for d in digests]
+        try:
+            serials = self._record(keys=keys, args=fields)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailable(f"redis used-deck store unreachable: {exc}") from exc
+        except redis.RedisError as exc:
+            raise StoreError(f"redis used-deck store failed: {exc}") from exc
+        return [int(s) or None for s in serials]
+
+    def count(self) -> int:
+        try:
+            value = self._client.get(COUNTER_KEY)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailable(f"redis used-deck store unreachable: {exc}") from exc
+        except redis.RedisError as exc:
+            raise StoreError(f"redis used-deck store failed: {exc}") from exc
+        return int(value or 0)
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,130 @@
+"""One contract test suite for every used-deck store backend (RULES.md RNG-3)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import RedisServer
+
+from rng_service.commit import deck_digest
+from rng_service.errors import BadStoreUrl, StoreUnavailable
+from rng_service.store import DeckStore, RedisDeckStore, SqliteDeckStore, open_store
+from rng_service.store.redis_store import LISTPACK_ENTRIES, bucket_key
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "redis":
+        server: RedisServer = request.getfixturevalue("redis_server")
+        return server.url
+    return f"sqlite:///{tmp_path / 'decks.db'}"
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[DeckStore]:
+    opened = open_store(store_url)
+    yield opened
+    opened.close()
+
+
+def digests(n: int) -> list[bytes]:
+    return [os.urandom(16) for _ in range(n)]
+
+
+def test_rng3_new_decks_get_consecutive_serials(store: DeckStore) -> None:
+    assert store.record_new(digests(3)) == [1, 2, 3]
+    assert store.record_new(digests(2)) == [4, 5]
+    assert store.count() == 5
+
+
+def test_rng3_store_rejects_a_replayed_deck(store: DeckStore) -> None:
+    batch = digests(4)
+    store.record_new(batch)
+    assert store.record_new([batch[2]]) == [None]
+    assert store.record_new([os.urandom(16), batch[0]]) == [5, None]
+    assert store.count() == 5
+
+
+def test_rng3_repeat_within_one_batch_is_rejected(store: DeckStore) -> None:
+    one, two = digests(2)
+    assert store.record_new([one, two, one, one]) == [1, 2, None, None]
+
+
+def test_rng3_digests_that_share_a_bucket_are_distinct(store: DeckStore) -> None:
+    # Same first bytes (same Redis bucket), different tail: all 128 bits count.
+    base = os.urandom(16)
+    near = [base[:15] + bytes([(base[15] + k) % 256]) for k in range(3)]
+    assert store.record_new(near) == [1, 2, 3]
+
+
+def test_rng3_empty_batch(store: DeckStore) -> None:
+    assert store.record_new([]) == []
+    assert store.count() == 0
+
+
+def test_rng3_used_decks_survive_reopening(store: DeckStore, store_url: str) -> None:
+    deck = deck_digest(bytes(range(52)))
+    assert store.record_new([deck]) == [1]
+    again = open_store(store_url)
+    try:
+        assert again.record_new([deck]) == [None]
+        assert again.count() == 1
+    finally:
+        again.close()
+
+
+def test_rng3_wrong_digest_length_is_a_programming_error(store: DeckStore) -> None:
+    with pytest.raises(ValueError, match="16 bytes"):
+        store.record_new([b"short"])
+
+
+def test_open_store_picks_the_backend(redis_server: RedisServer, tmp_path: Path) -> None:
+    cases: list[tuple[str, type]] = [
+        (redis_server.url, RedisDeckStore),
+        (f"sqlite:///{tmp_path}/x.db", SqliteDeckStore),
+    ]
+    for url, kind in cases:
+        opened = open_store(url)
+        assert isinstance(opened, kind)
+        opened.close()
+    for bad in ["mysql://127.0.0.1/x", "sqlite://", "decks.db"]:
+        with pytest.raises(BadStoreUrl):
+            open_store(bad)
+
+
+def test_sqlite_unopenable_file_is_unavailable(tmp_path: Path) -> None:
+    with pytest.raises(StoreUnavailable):
+        open_store(f"sqlite:///{tmp_path}/missing-dir/decks.db")
+
+
+def test_redis_down_is_unavailable_and_store_reconnects(redis_server: RedisServer) -> None:
+    store = open_store(redis_server.url)
+    try:
+        assert store.record_new(digests(1)) == [1]
+        redis_server.stop()
+        with pytest.raises(StoreUnavailable):
+            store.record_new(digests(1))
+        redis_server.start()  # no persistence in this fixture: an empty store comes back
+        assert store.record_new(digests(1)) == [1]
+    finally:
+        store.close()
+
+
+def test_redis_buckets_stay_listpack_after_restart(redis_server: RedisServer) -> None:
+    store = open_store(redis_server.url)
+    try:
+        redis_server.restart()
+        base = os.urandom(2)
+        # More fields in one bucket than Redis's default limit (128): still listpack.
+        store.record_new([base + os.urandom(14) for _ in range(300)])
+        with redis_server.client() as client:
+            key = bucket_key(base + bytes(14))
+            assert client.hlen(key) == 300
+            assert client.object("encoding", key) == b"listpack"
+            limit = client.config_get("hash-max-listpack-entries")
+            assert int(limit["hash-max-listpack-entries"]) == LISTPACK_ENTRIES
+    finally:
+        store.close()
