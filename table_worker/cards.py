@@ -1,0 +1,70 @@
+"""Card codes of DESIGN.md: an int 0..51, rank = code // 4 (0 = deuce .. 12 = ace),
+suit = code % 4 (0 spades, 1 clubs, 2 diamonds, 3 hearts); text form `As`, `Td`, `2c`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import eval7
+
+from table_worker.errors import InvalidDeck
+
+RANKS = "23456789TJQKA"
+SUITS = "scdh"
+DECK_SIZE = 52
+CARD_TEXT: tuple[str, ...] = tuple(RANKS[code // 4] + SUITS[code % 4] for code in range(DECK_SIZE))
+_CODE_OF_TEXT = {text: code for code, text in enumerate(CARD_TEXT)}
+# eval7's own card objects, built once: the engine hands them to eval7.evaluate (HE-7).
+EVAL7_CARDS: tuple[eval7.Card, ...] = tuple(eval7.Card(text) for text in CARD_TEXT)
+
+
+def card_text(code: int) -> str:
+    """
+    >>> card_text(51), card_text(0), card_text(34)
+    ('Ah', '2s', 'Td')
+    """
+    return CARD_TEXT[code]
+
+
+def cards_text(codes: Iterable[int]) -> str:
+    """
+    >>> cards_text([51, 50])
+    'AhAd'
+    """
+    return "".join(CARD_TEXT[code] for code in codes)
+
+
+def parse_card(text: str) -> int:
+    """
+    >>> parse_card("Kh")
+    47
+    """
+    try:
+        return _CODE_OF_TEXT[text]
+    except KeyError:
+        raise ValueError(f"not a card: {text!r} (expected rank 2-9TJQKA and suit scdh)") from None
+
+
+def parse_cards(text: str) -> list[int]:
+    """Cards written together, as in hand histories: `"AsKd"` -> [48, 46]."""
+    if len(text) % 2:
+        raise ValueError(f"not a run of cards: {text!r}")
+    return [parse_card(text[i : i + 2]) for i in range(0, len(text), 2)]
+
+
+def validate_deck(deck: Sequence[int]) -> tuple[int, ...]:
+    """A deck is exactly the 52 codes, each once; anything else is a fouled deck, never dealt."""
+    cards = tuple(deck)
+    if len(cards) != DECK_SIZE:
+        raise InvalidDeck(f"a deck has {DECK_SIZE} cards, this one has {len(cards)}")
+    if any(type(card) is not int for card in cards):
+        raise InvalidDeck("a deck holds integer card codes 0..51")
+    seen = set(cards)
+    if len(seen) != DECK_SIZE or min(seen) < 0 or max(seen) >= DECK_SIZE:
+        missing = sorted(set(range(DECK_SIZE)) - seen)
+        repeated = sorted({card for card in cards if cards.count(card) > 1})
+        raise InvalidDeck(
+            f"fouled deck: repeated {repeated or 'none'}, missing {missing or 'none'}, "
+            f"out of range {sorted(c for c in seen if not 0 <= c < DECK_SIZE) or 'none'}"
+        )
+    return cards

@@ -1,0 +1,583 @@
+"""One hand of Texas hold'em as a state machine (HE-2..HE-7): pure, deterministic, no I/O.
+
+The table tells the engine who sits where, with what, who posts which blind (HE-9 is the
+table's business) and which deck to deal. The engine then accepts only legal actions from
+the seat whose turn it is, and at the end reports every chip's destination.
+
+Every action comes in three forms, as in pokerkit: ``verify_*`` raises an
+:class:`~table_worker.errors.IllegalAction` naming the rule, ``can_*`` answers with a bool,
+and the action itself returns the frozen record of what happened. A refused action leaves
+the hand unchanged.
+
+Players are held in *positions*: 0 is the first seat left of the button, the last is the
+button (or the seat before an empty, dead button). That is the clockwise order of dealing
+and of post-flop action, and the order odd chips are handed out in (HE-7 decision).
+
+>>> hand = Hand(HandSetup(seats=(1, 2, 3), stacks=(1000, 1000, 1000), button=3,
+...                       small_blind_seat=1, big_blind_seat=2, small_blind=10, big_blind=20),
+...             deck=range(52))
+>>> hand.actor, hand.legal_actions().call_amount, hand.legal_actions().min_raise_to
+(3, 20, 40)
+>>> hand.fold(3); hand.fold(1)
+Folded(seat=3)
+Folded(seat=1)
+>>> hand.is_over, hand.finishing_stacks()
+(True, {1: 990, 2: 1010, 3: 1000})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+
+from table_worker.cards import validate_deck
+from table_worker.errors import IllegalAction, InvalidAmount, InvalidSetup, NotYourTurn
+from table_worker.events import (
+    BetOrRaised,
+    BoardDealt,
+    Called,
+    Checked,
+    Folded,
+    HandEvent,
+    HoleDealt,
+    Mucked,
+    Posted,
+    PotAwarded,
+    Showed,
+    UncalledReturned,
+)
+from table_worker.showdown import Pot, award_pots, build_pots, hand_strength, showdown_order
+
+__all__ = [
+    "FIXED_LIMIT_RAISE_CAP",
+    "Betting",
+    "Decision",
+    "DecisionKind",
+    "Hand",
+    "HandSetup",
+    "LegalActions",
+    "Street",
+]
+
+# HE-5: a bet and three raises per street, as in common fixed-limit rules (and pokerkit).
+FIXED_LIMIT_RAISE_CAP = 4
+
+
+class Betting(StrEnum):
+    NO_LIMIT = "no"
+    FIXED_LIMIT = "fixed"
+
+
+class Street(IntEnum):
+    PREFLOP = 0
+    FLOP = 1
+    TURN = 2
+    RIVER = 3
+    OVER = 4
+
+
+class DecisionKind(StrEnum):
+    FOLD = "fold"
+    CHECK_CALL = "check_call"
+    RAISE_TO = "raise_to"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a seat's controller (bot or remote player) chose; `amount` is the raise-to total."""
+
+    kind: DecisionKind
+    amount: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """What the seat to act may do now. A raise is legal for every `to` in
+    `[min_raise_to, max_raise_to]` (a single amount in fixed-limit)."""
+
+    seat: int
+    can_fold: bool
+    can_check: bool
+    call_amount: int
+    min_raise_to: int | None
+    max_raise_to: int | None
+
+    @property
+    def can_raise(self) -> bool:
+        return self.min_raise_to is not None
+
+
+def _is_chips(value: object) -> bool:
+    return type(value) is int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandSetup:
+    """Who plays this hand and how.
+
+    `seats` and `stacks` go together (any order); `button` is a seat number, possibly an
+    empty seat (dead button, HE-9). `small_blind_seat` is None when no small blind is
+    posted (HE-9). Heads-up, the button posts the small blind (HE-2).
+    """
+
+    seats: tuple[int, ...]
+    stacks: tuple[int, ...]
+    button: int
+    small_blind_seat: int | None
+    big_blind_seat: int
+    small_blind: int
+    big_blind: int
+    ante: int = 0
+    betting: Betting = Betting.NO_LIMIT
+
+    def positions(self) -> list[int]:
+        """Indexes into `seats`, clockwise from the first seat left of the button; checked."""
+        seats, stacks = self.seats, self.stacks
+        if not 2 <= len(seats) <= 10 or len(stacks) != len(seats):
+            raise InvalidSetup(
+                f"a hand needs 2..10 seated players with one stack each, got {len(seats)} "
+                f"seats and {len(stacks)} stacks",
+                rule="FO-1",
+            )
+        if len(set(seats)) != len(seats) or not all(_is_chips(s) and s >= 0 for s in seats):
+            raise InvalidSetup(f"seats must be distinct seat numbers, got {seats}", rule="FO-1")
+        if not all(_is_chips(s) and s > 0 for s in stacks):
+            raise InvalidSetup(f"every stack must be a positive integer, got {stacks}", rule="HE-2")
+        for name, value in (("small blind", self.small_blind), ("ante", self.ante)):
+            if not _is_chips(value) or value < 0:
+                raise InvalidSetup(f"the {name} must be a whole number >= 0", rule="HE-2")
+        if not _is_chips(self.big_blind) or self.big_blind <= 0:
+            raise InvalidSetup("the big blind must be a positive whole number", rule="HE-2")
+        if self.small_blind > self.big_blind:
+            raise InvalidSetup("the small blind cannot exceed the big blind", rule="HE-2")
+        if not _is_chips(self.button):
+            raise InvalidSetup("the button is a seat number", rule="HE-8")
+        order = sorted(range(len(seats)), key=lambda k: (seats[k] <= self.button, seats[k]))
+        ordered_seats = [seats[k] for k in order]
+        if len(seats) == 2:
+            expected = (ordered_seats[1], ordered_seats[0])
+            if ordered_seats[1] != self.button or (self.small_blind_seat, self.big_blind_seat) != (
+                expected
+            ):
+                raise InvalidSetup(
+                    f"heads-up the button posts the small blind: button {self.button}, "
+                    f"small blind {self.small_blind_seat}, big blind {self.big_blind_seat}",
+                    rule="HE-2",
+                )
+        elif self.small_blind_seat is None:
+            if self.big_blind_seat != ordered_seats[0]:
+                raise InvalidSetup(
+                    f"with no small blind the big blind is the first seat left of the button "
+                    f"({ordered_seats[0]}), not {self.big_blind_seat}",
+                    rule="HE-9",
+                )
+        elif (self.small_blind_seat, self.big_blind_seat) != tuple(ordered_seats[:2]):
+            raise InvalidSetup(
+                f"the blinds are the two seats left of the button {self.button}: expected "
+                f"{tuple(ordered_seats[:2])}, got ({self.small_blind_seat}, {self.big_blind_seat})",
+                rule="HE-2",
+            )
+        return order
+
+
+class Hand:
+    """The state of one hand. Construct it, then feed actions until `is_over`."""
+
+    def __init__(self, setup: HandSetup, deck: Iterable[int]) -> None:
+        order = setup.positions()
+        cards = validate_deck(tuple(deck))
+        self.setup = setup
+        n = len(order)
+        self._n = n
+        self.seats: tuple[int, ...] = tuple(setup.seats[k] for k in order)
+        self._position_of_seat = {seat: i for i, seat in enumerate(self.seats)}
+        self.starting_stacks: tuple[int, ...] = tuple(setup.stacks[k] for k in order)
+        self._fixed = setup.betting is Betting.FIXED_LIMIT
+        self._stack = list(self.starting_stacks)
+        self._bet = [0] * n
+        self._total = [0] * n
+        self._folded = [False] * n
+        self._needs_action = [False] * n
+        # The bet level each player last acted at this street (-1: not yet), for HE-4 reopening.
+        self._acted_level = [-1] * n
+        self.hole: tuple[tuple[int, int], ...] = tuple((cards[i], cards[n + i]) for i in range(n))
+        base = 2 * n  # HE-3: burn, three flop cards, burn, turn, burn, river
+        self._board_cards: tuple[int, ...] = (
+            *cards[base + 1 : base + 4],
+            cards[base + 5],
+            cards[base + 7],
+        )
+        self.board: tuple[int, ...] = ()
+        self.events: list[HandEvent] = []
+        self.street = Street.PREFLOP
+        self.actor_position: int | None = None
+        self._current = 0
+        self._increment = 0  # largest bet/raise increment this street (pokerkit's notion)
+        self._raises = 0
+        self._last_aggressor: int | None = None
+        self._active = n
+        self._post_forced_bets()
+        for i in range(n):
+            self.events.append(HoleDealt(seat=self.seats[i], cards=self.hole[i]))
+        self._begin_street()
+
+    # --- public queries -----------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.street is Street.OVER
+
+    @property
+    def actor(self) -> int | None:
+        """The seat to act, or None when no decision is pending."""
+        i = self.actor_position
+        return None if i is None else self.seats[i]
+
+    @property
+    def pot(self) -> int:
+        """Chips committed so far (antes, blinds and bets of every street)."""
+        return sum(self._total)
+
+    def stack(self, seat: int) -> int:
+        return self._stack[self._position(seat)]
+
+    def street_bet(self, seat: int) -> int:
+        return self._bet[self._position(seat)]
+
+    def total_committed(self, seat: int) -> int:
+        return self._total[self._position(seat)]
+
+    def is_folded(self, seat: int) -> bool:
+        return self._folded[self._position(seat)]
+
+    def hole_cards(self, seat: int) -> tuple[int, int]:
+        return self.hole[self._position(seat)]
+
+    @property
+    def street_minimum(self) -> int:
+        """HE-4/HE-5: the smallest full bet this street (big blind; big bet on turn and river)."""
+        big_blind = self.setup.big_blind
+        if self._fixed and self.street >= Street.TURN:
+            return 2 * big_blind
+        return big_blind
+
+    def legal_actions(self) -> LegalActions:
+        i = self._require_actor_position()
+        bet, current = self._bet[i], self._current
+        call = min(self._stack[i], current - bet)
+        low, high = self._raise_range(i)
+        return LegalActions(
+            seat=self.seats[i],
+            can_fold=current > bet,
+            can_check=current == bet,
+            call_amount=call,
+            min_raise_to=low,
+            max_raise_to=high,
+        )
+
+    def finishing_stacks(self) -> dict[int, int]:
+        """Seat -> stack once the hand is over."""
+        if not self.is_over:
+            raise IllegalAction("the hand is not over yet", rule="HE-7")
+        return dict(zip(self.seats, self._stack, strict=True))
+
+    # --- actions, each in three forms ---------------------------------------------------
+
+    def verify_fold(self, seat: int) -> int:
+        i = self._verify_turn(seat)
+        if self._current == self._bet[i]:
+            raise IllegalAction(f"seat {seat} faces no bet: check instead of folding", rule="HE-4")
+        return i
+
+    def can_fold(self, seat: int) -> bool:
+        return self._can(self.verify_fold, seat)
+
+    def fold(self, seat: int) -> Folded:
+        i = self.verify_fold(seat)
+        self._folded[i] = True
+        self._needs_action[i] = False
+        self._active -= 1
+        event = Folded(seat=seat)
+        self.events.append(event)
+        self._advance(i)
+        return event
+
+    def verify_check_or_call(self, seat: int) -> int:
+        return self._verify_turn(seat)
+
+    def can_check_or_call(self, seat: int) -> bool:
+        return self._can(self.verify_check_or_call, seat)
+
+    def check_or_call(self, seat: int) -> Checked | Called:
+        i = self.verify_check_or_call(seat)
+        amount = min(self._stack[i], self._current - self._bet[i])
+        event: Checked | Called
+        if amount:
+            self._stack[i] -= amount
+            self._bet[i] += amount
+            self._total[i] += amount
+            event = Called(seat=seat, amount=amount, all_in=self._stack[i] == 0)
+        else:
+            event = Checked(seat=seat)
+        self._acted_level[i] = self._current
+        self._needs_action[i] = False
+        self.events.append(event)
+        self._advance(i)
+        return event
+
+    def verify_bet_or_raise(self, seat: int, to: int) -> int:
+        i = self._verify_turn(seat)
+        if not _is_chips(to):
+            raise InvalidAmount(f"a bet is a whole number of chips, not {to!r}", rule="HE-4")
+        low, high = self._raise_range(i)
+        if low is None or high is None:
+            raise IllegalAction(self._why_no_raise(i), rule="HE-5" if self._fixed else "HE-4")
+        if not low <= to <= high:
+            what = "bet" if self._current == 0 else "raise"
+            if self._fixed:
+                raise InvalidAmount(f"in fixed-limit the {what} is to exactly {low}", rule="HE-5")
+            raise InvalidAmount(
+                f"a {what} by seat {seat} must be to between {low} and {high} (all-in), not {to}",
+                rule="HE-4",
+            )
+        return i
+
+    def can_bet_or_raise(self, seat: int, to: int) -> bool:
+        try:
+            self.verify_bet_or_raise(seat, to)
+        except IllegalAction:
+            return False
+        return True
+
+    def bet_or_raise(self, seat: int, to: int) -> BetOrRaised:
+        i = self.verify_bet_or_raise(seat, to)
+        increment = to - self._current
+        delta = to - self._bet[i]
+        self._stack[i] -= delta
+        self._bet[i] = to
+        self._total[i] += delta
+        self._increment = max(self._increment, increment)
+        self._raises += 1
+        self._current = to
+        self._acted_level[i] = to
+        self._last_aggressor = i
+        needs, folded, stack = self._needs_action, self._folded, self._stack
+        for j in range(self._n):
+            needs[j] = j != i and not folded[j] and stack[j] > 0
+        event = BetOrRaised(seat=seat, to=to, all_in=self._stack[i] == 0)
+        self.events.append(event)
+        self._advance(i)
+        return event
+
+    def act(self, seat: int, decision: Decision) -> HandEvent:
+        """Apply a controller's decision (the form bots and remote players use)."""
+        kind = decision.kind
+        if kind is DecisionKind.FOLD:
+            return self.fold(seat)
+        if kind is DecisionKind.CHECK_CALL:
+            return self.check_or_call(seat)
+        if kind is DecisionKind.RAISE_TO:
+            return self.bet_or_raise(seat, decision.amount)
+        raise IllegalAction(f"unknown action {kind!r}", rule="HE-4")
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _position(self, seat: int) -> int:
+        try:
+            return self._position_of_seat[seat]
+        except (KeyError, TypeError):
+            raise NotYourTurn(f"seat {seat!r} is not in this hand", rule="HE-3") from None
+
+    def _require_actor_position(self) -> int:
+        if self.actor_position is None:
+            raise NotYourTurn("no action is pending: the hand is over", rule="HE-3")
+        return self.actor_position
+
+    def _verify_turn(self, seat: int) -> int:
+        i = self._position(seat)
+        actor = self._require_actor_position()
+        if i != actor:
+            raise NotYourTurn(
+                f"seat {seat} acted out of turn: seat {self.seats[actor]} is to act", rule="HE-3"
+            )
+        return i
+
+    @staticmethod
+    def _can(verify: object, seat: int) -> bool:
+        try:
+            verify(seat)  # type: ignore[operator]
+        except IllegalAction:
+            return False
+        return True
+
+    def _raise_range(self, i: int) -> tuple[int, int] | tuple[None, None]:
+        """Raise-to bounds for position i, or (None, None) when it may not raise (HE-4, HE-5)."""
+        stack, bet, current = self._stack[i], self._bet[i], self._current
+        if stack <= current - bet:  # covered: calling is all it can do
+            return None, None
+        if min(stack, current - bet) < self._increment:  # facing only a short all-in
+            return None, None
+        full = max(self._increment, self.street_minimum)
+        acted = self._acted_level[i]
+        if acted >= 0 and current - acted < full:  # HE-4: short all-ins do not reopen
+            return None, None
+        if self._fixed and self._raises >= FIXED_LIMIT_RAISE_CAP:
+            return None, None
+        folded, stacks, bets = self._folded, self._stack, self._bet
+        if not any(
+            j != i and not folded[j] and stacks[j] + bets[j] > current for j in range(self._n)
+        ):
+            return None, None  # nobody left who could call a raise
+        low = min(stack + bet, full + current)
+        return low, (low if self._fixed else stack + bet)
+
+    def _why_no_raise(self, i: int) -> str:
+        seat = self.seats[i]
+        if self._stack[i] <= self._current - self._bet[i]:
+            return f"seat {seat} can only call: its stack does not cover a raise"
+        if self._fixed and self._raises >= FIXED_LIMIT_RAISE_CAP:
+            return f"betting is capped at {FIXED_LIMIT_RAISE_CAP} bets this street"
+        if self._acted_level[i] >= 0 or self._current - self._bet[i] < self._increment:
+            return (
+                f"seat {seat} already acted and faces only a short all-in, which does not "
+                "reopen the betting"
+            )
+        return "every other player is all-in: there is nobody to raise against"
+
+    def _post_forced_bets(self) -> None:
+        """HE-2: antes from everyone, then the blinds; a short stack posts what it has."""
+        setup = self.setup
+        stack, bet, total = self._stack, self._bet, self._total
+        if setup.ante:
+            for i in range(self._n):
+                amount = min(setup.ante, stack[i])
+                stack[i] -= amount
+                total[i] += amount
+                self.events.append(Posted(seat=self.seats[i], kind="ante", amount=amount))
+        posters: list[int] = []
+        for kind, seat, size in (
+            ("small_blind", setup.small_blind_seat, setup.small_blind),
+            ("big_blind", setup.big_blind_seat, setup.big_blind),
+        ):
+            if seat is None or not size:
+                continue
+            i = self._position_of_seat[seat]
+            amount = min(size, stack[i])
+            stack[i] -= amount
+            bet[i] += amount
+            total[i] += amount
+            posters.append(i)
+            self.events.append(Posted(seat=seat, kind=kind, amount=amount))
+        self._current = max(bet)
+        # HE-3: pre-flop action starts left of the largest blind posted.
+        biggest = max(posters, key=lambda i: (bet[i], i))
+        self._opener = (biggest + 1) % self._n
+
+    def _begin_street(self) -> None:
+        """Seat the street's actors; a street where nobody can act is dealt straight out."""
+        n, stack, bet, folded = self._n, self._stack, self._bet, self._folded
+        totals = sorted(stack[i] + bet[i] for i in range(n) if not folded[i])
+        second = totals[-2]
+        first: int | None = None
+        for k in range(n):
+            i = (self._opener + k) % n
+            # pokerkit's rule, kept so both engines ask for the same actions: a player who
+            # cannot lose more than already bet (everyone else all-in) is not asked to act.
+            acts = not folded[i] and stack[i] > 0 and min(stack[i], second - bet[i]) > 0
+            self._needs_action[i] = acts
+            if acts and first is None:
+                first = i
+        self.actor_position = first
+        if first is None:
+            self._end_street()
+
+    def _advance(self, i: int) -> None:
+        if self._active == 1:
+            self._finish()
+            return
+        needs, n = self._needs_action, self._n
+        for k in range(1, n + 1):
+            j = (i + k) % n
+            if needs[j]:
+                self.actor_position = j
+                return
+        self.actor_position = None
+        self._end_street()
+
+    def _end_street(self) -> None:
+        while True:
+            if self.street is Street.RIVER:
+                self._finish()
+                return
+            self.street = Street(self.street + 1)
+            dealt = self._board_cards[:3] if self.street is Street.FLOP else ()
+            if self.street is Street.TURN:
+                dealt = self._board_cards[3:4]
+            elif self.street is Street.RIVER:
+                dealt = self._board_cards[4:5]
+            self.board += dealt
+            self.events.append(BoardDealt(street=int(self.street), cards=dealt))
+            self._bet = [0] * self._n
+            self._current = 0
+            self._increment = 0
+            self._raises = 0
+            self._last_aggressor = None
+            self._acted_level = [-1] * self._n
+            self._opener = 0
+            self._begin_street()
+            if self.actor_position is not None or self.street is Street.OVER:
+                return
+
+    def _finish(self) -> None:
+        """HE-6/HE-7: return the uncalled bet, show down in order, award every pot."""
+        n, total, folded = self._n, self._total, self._folded
+        self.actor_position = None
+        top = max(range(n), key=lambda i: total[i])
+        second = max(total[i] for i in range(n) if i != top)
+        if total[top] > second:
+            refund = total[top] - second
+            total[top] -= refund
+            self._stack[top] += refund
+            self.events.append(UncalledReturned(seat=self.seats[top], amount=refund))
+        live = [i for i in range(n) if not folded[i]]
+        pots = build_pots(total, folded)
+        shown: dict[int, int] = {}
+        if len(live) > 1:
+            order = showdown_order(live=live, n=n, last_aggressor=self._last_aggressor)
+            shown = self._show_down(order, pots)
+        for award in award_pots(pots, shown, live):
+            for i, amount in award.shares:
+                self._stack[i] += amount
+            self.events.append(
+                PotAwarded(
+                    pot=award.pot,
+                    amount=award.amount,
+                    winners=tuple((self.seats[i], amount) for i, amount in award.shares),
+                )
+            )
+        self.street = Street.OVER
+
+    def _show_down(self, order: Sequence[int], pots: Sequence[Pot]) -> dict[int, int]:
+        """HE-6: pot by pot from the last side pot, in showdown order, a player shows when the
+        hand beats or ties the best shown for that pot, else mucks. When at most one player
+        could still bet (an all-in showdown) every hand is tabled. Returns position ->
+        strength of the hands shown."""
+        board = self.board
+        table_all = sum(1 for i in order if self._stack[i] > 0) <= 1
+        shown: dict[int, int] = {}
+        decided: set[int] = set()
+        for pot in reversed(pots):
+            best = max((shown[i] for i in pot.eligible if i in shown), default=-1)
+            for i in order:
+                if i in decided or i not in pot.eligible:
+                    continue
+                decided.add(i)
+                strength = hand_strength(self.hole[i], board)
+                if table_all or strength >= best:
+                    shown[i] = strength
+                    best = max(best, strength)
+                    self.events.append(Showed(seat=self.seats[i], cards=self.hole[i]))
+                else:
+                    self.events.append(Mucked(seat=self.seats[i]))
+        return shown

@@ -1,0 +1,88 @@
+"""Pots, showdown order and awards (HE-6, HE-7), over positions 0..n-1 clockwise from the
+first seat left of the button."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import eval7
+
+from table_worker.cards import EVAL7_CARDS
+
+
+def hand_strength(hole: Sequence[int], board: Sequence[int]) -> int:
+    """HE-7: eval7's value of the best five of the seven cards; higher wins, equal splits."""
+    cards = EVAL7_CARDS
+    return int(eval7.evaluate([cards[c] for c in hole] + [cards[c] for c in board]))
+
+
+@dataclass(frozen=True, slots=True)
+class Pot:
+    amount: int
+    eligible: tuple[int, ...]  # positions still in the hand with a claim on this pot
+
+
+def build_pots(total: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
+    """Main pot first, then side pots, cut at each live player's total commitment.
+
+    >>> build_pots([100, 300, 300, 50], [False, False, False, True])
+    [Pot(amount=350, eligible=(0, 1, 2)), Pot(amount=400, eligible=(1, 2))]
+    """
+    n = len(total)
+    live = [i for i in range(n) if not folded[i]]
+    levels = sorted({total[i] for i in live})
+    pots: list[Pot] = []
+    floor = 0
+    for level in levels:
+        amount = sum(min(t, level) - min(t, floor) for t in total)
+        eligible = tuple(i for i in live if total[i] >= level)
+        if amount:
+            pots.append(Pot(amount, eligible))
+        floor = level
+    leftover = sum(t - min(t, floor) for t in total)
+    if leftover:  # folded chips above every live player's total: cannot arise after HE-6's
+        last = pots[-1]  # uncalled-bet return, but no chip may ever vanish
+        pots[-1] = Pot(last.amount + leftover, last.eligible)
+    return pots
+
+
+def showdown_order(*, live: Sequence[int], n: int, last_aggressor: int | None) -> list[int]:
+    """HE-6: the last player whose bet or raise was called shows first, then clockwise; with
+    no bet on the last street, the first live player left of the button starts."""
+    start = 0 if last_aggressor is None else last_aggressor
+    return sorted(live, key=lambda i: (i - start) % n)
+
+
+@dataclass(frozen=True, slots=True)
+class Award:
+    pot: int
+    amount: int
+    shares: tuple[tuple[int, int], ...]  # (position, chips)
+
+
+def split_evenly(amount: int, winners: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """HE-7 decision: odd chips go one at a time to the tied winners clockwise from the
+    first seat left of the button (lowest position first).
+
+    >>> split_evenly(101, [4, 1, 2])
+    ((1, 34), (2, 34), (4, 33))
+    """
+    ordered = sorted(winners)
+    share, odd = divmod(amount, len(ordered))
+    return tuple((i, share + (1 if k < odd else 0)) for k, i in enumerate(ordered))
+
+
+def award_pots(
+    pots: Sequence[Pot], shown: Mapping[int, int], live: Sequence[int]
+) -> Iterator[Award]:
+    """Each pot to the best shown hand among its eligible players; uncontested to the last
+    player in. `shown` maps position -> hand strength of every hand tabled."""
+    for index, pot in enumerate(pots):
+        if len(live) == 1:
+            yield Award(index, pot.amount, ((live[0], pot.amount),))
+            continue
+        contenders = [i for i in pot.eligible if i in shown]
+        best = max(shown[i] for i in contenders)
+        winners = [i for i in contenders if shown[i] == best]
+        yield Award(index, pot.amount, split_evenly(pot.amount, winners))
