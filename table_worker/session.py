@@ -51,6 +51,16 @@ def blinds_for(seats: Sequence[int], button: int) -> tuple[int, int]:
     return ordered[0], ordered[1]
 
 
+def draw_for_button(seats: Sequence[int], deck: Sequence[int]) -> int:
+    """HE-1: each seat in turn gets one card face up; the highest card takes the button.
+    Card codes already order rank first, then hearts > diamonds > clubs > spades.
+
+    >>> draw_for_button([1, 2, 3], [10, 51, 50])
+    2
+    """
+    return max(zip(deck, seats, strict=False))[1]
+
+
 def play_table(config: TableConfig, hands: int, rng: random.Random) -> Iterator[PlayedHand]:
     seats = list(range(1, config.players + 1))
     names = {seat: f"p{seat}" for seat in seats}
@@ -59,8 +69,9 @@ def play_table(config: TableConfig, hands: int, rng: random.Random) -> Iterator[
         for k, seat in enumerate(seats)
     }
     stacks = dict.fromkeys(seats, config.starting_stack)
-    button = rng.choice(seats)
     deck = list(range(DECK_SIZE))
+    rng.shuffle(deck)
+    button = draw_for_button(seats, deck)
     for number in range(1, hands + 1):
         small, big = blinds_for(seats, button)
         rng.shuffle(deck)
