@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 
@@ -22,7 +23,7 @@ def test_he1_highest_card_takes_the_button_suits_break_ties() -> None:
 
 def test_he8_button_moves_one_seat_left_each_hand() -> None:
     buttons = [p.hand.setup.button for p in play_table(TableConfig(players=4), 9, random.Random(5))]
-    for before, after in zip(buttons, buttons[1:], strict=False):
+    for before, after in itertools.pairwise(buttons):
         assert after == before % 4 + 1
 
 
