@@ -159,11 +159,18 @@ def redis_memory(url: str) -> dict[str, Any]:
     }
 
 
-def run_bench(*, decks: int, store_url: str | None, progress: bool) -> dict[str, Any]:
-    _say(progress, f"generator: {GENERATOR_DECKS:,} decks ...")
-    gen, bytes_per_deck = generator_rate()
-    _say(progress, f"random.SystemRandom().shuffle: {SYSTEMRANDOM_DECKS:,} decks ...")
-    sysrand = systemrandom_rate()
+def run_bench(
+    *,
+    decks: int,
+    store_url: str | None,
+    progress: bool,
+    generator_decks: int = GENERATOR_DECKS,
+    systemrandom_decks: int = SYSTEMRANDOM_DECKS,
+) -> dict[str, Any]:
+    _say(progress, f"generator: {generator_decks:,} decks ...")
+    gen, bytes_per_deck = generator_rate(generator_decks)
+    _say(progress, f"random.SystemRandom().shuffle: {systemrandom_decks:,} decks ...")
+    sysrand = systemrandom_rate(systemrandom_decks)
     report: dict[str, Any] = {
         "generator_decks_per_s": round(gen),
         "systemrandom_decks_per_s": round(sysrand),
