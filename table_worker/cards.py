@@ -13,6 +13,7 @@ RANKS = "23456789TJQKA"
 SUITS = "scdh"
 DECK_SIZE = 52
 CARD_TEXT: tuple[str, ...] = tuple(RANKS[code // 4] + SUITS[code % 4] for code in range(DECK_SIZE))
+_FULL_DECK = frozenset(range(DECK_SIZE))
 _CODE_OF_TEXT = {text: code for code, text in enumerate(CARD_TEXT)}
 # eval7's own card objects, built once: the engine hands them to eval7.evaluate (HE-7).
 EVAL7_CARDS: tuple[eval7.Card, ...] = tuple(eval7.Card(text) for text in CARD_TEXT)
@@ -57,10 +58,10 @@ def validate_deck(deck: Sequence[int]) -> tuple[int, ...]:
     cards = tuple(deck)
     if len(cards) != DECK_SIZE:
         raise InvalidDeck(f"a deck has {DECK_SIZE} cards, this one has {len(cards)}")
-    if any(type(card) is not int for card in cards):
+    if set(map(type, cards)) != {int}:
         raise InvalidDeck("a deck holds integer card codes 0..51")
     seen = set(cards)
-    if len(seen) != DECK_SIZE or min(seen) < 0 or max(seen) >= DECK_SIZE:
+    if seen != _FULL_DECK:
         missing = sorted(set(range(DECK_SIZE)) - seen)
         repeated = sorted({card for card in cards if cards.count(card) > 1})
         raise InvalidDeck(

@@ -211,6 +211,7 @@ class Hand:
         self.board: tuple[int, ...] = ()
         self.events: list[HandEvent] = []
         self.street = Street.PREFLOP
+        self._street_minimum = setup.big_blind
         self.actor_position: int | None = None
         self._current = 0
         self._increment = 0  # largest bet/raise increment this street (pokerkit's notion)
@@ -257,10 +258,7 @@ class Hand:
     @property
     def street_minimum(self) -> int:
         """HE-4/HE-5: the smallest full bet this street (big blind; big bet on turn and river)."""
-        big_blind = self.setup.big_blind
-        if self._fixed and self.street >= Street.TURN:
-            return 2 * big_blind
-        return big_blind
+        return self._street_minimum
 
     def legal_actions(self) -> LegalActions:
         i = self._require_actor_position()
@@ -418,16 +416,17 @@ class Hand:
             return None, None
         if min(stack, current - bet) < self._increment:  # facing only a short all-in
             return None, None
-        full = max(self._increment, self.street_minimum)
+        full = max(self._increment, self._street_minimum)
         acted = self._acted_level[i]
         if acted >= 0 and current - acted < full:  # HE-4: short all-ins do not reopen
             return None, None
         if self._fixed and self._raises >= FIXED_LIMIT_RAISE_CAP:
             return None, None
         folded, stacks, bets = self._folded, self._stack, self._bet
-        if not any(
-            j != i and not folded[j] and stacks[j] + bets[j] > current for j in range(self._n)
-        ):
+        for j in range(self._n):
+            if j != i and not folded[j] and stacks[j] + bets[j] > current:
+                break
+        else:
             return None, None  # nobody left who could call a raise
         low = min(stack + bet, full + current)
         return low, (low if self._fixed else stack + bet)
@@ -525,6 +524,8 @@ class Hand:
             self._last_aggressor = None
             self._acted_level = [-1] * self._n
             self._opener = 0
+            if self._fixed and self.street is Street.TURN:
+                self._street_minimum = 2 * self.setup.big_blind  # HE-5: the big bet
             self._begin_street()
             if self.actor_position is not None or self.street is Street.OVER:
                 return
