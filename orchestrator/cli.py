@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from orchestrator import competition_cli, run_cli
 from rng_service import cli as rng_cli
 from table_worker import cli as table_cli
 
@@ -20,6 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     table_cli.register(commands, bench)
     rng_cli.register(commands, bench)
+    run_cli.register(commands, bench)
+    competition_cli.register(commands, bench)
     return parser
 
 
