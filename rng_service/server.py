@@ -30,9 +30,10 @@ log = logging.getLogger(__name__)
 SERVICE_NAME = deck_pb2.DESCRIPTOR.services_by_name["DeckService"].full_name
 MAX_COUNT = 256
 MAX_ID_BYTES = 128
-MAX_REQUEST_BYTES = 1024  # a valid request is < 300 bytes; bigger ones are refused
-# grpc itself refuses (RESOURCE_EXHAUSTED) anything past this, before we see it.
-TRANSPORT_MAX_RECEIVE = 64 * 1024
+MAX_REQUEST_BYTES = 1024  # a valid request is < 300 bytes; bigger ones: INVALID_ARGUMENT
+# grpc's own cap (its default, made explicit): a message past it never reaches us, and grpc
+# answers RESOURCE_EXHAUSTED itself. Between the two limits we answer INVALID_ARGUMENT.
+TRANSPORT_MAX_RECEIVE = 4 * 1024 * 1024
 DRAW_OBJECTIVE_SECONDS = 0.010  # a draw of up to 256 decks, server side
 
 

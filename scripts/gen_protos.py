@@ -50,8 +50,8 @@ def generate(proto: Path) -> None:
         f"-I{include}",
         f"--python_out={ROOT}",
         f"--grpc_python_out={ROOT}",
-        f"--mypy_out={ROOT}",
-        f"--mypy_grpc_out={ROOT}",
+        f"--mypy_out=quiet:{ROOT}",
+        f"--mypy_grpc_out=quiet:{ROOT}",
         virtual,
     ]
     if protoc.main(args) != 0:

@@ -95,6 +95,7 @@ def test_rng3_served_decks_are_valid_committed_recorded_and_never_repeat(tmp_pat
         (draw_request(table=""), "table_id is required"),
         (draw_request(table="x" * 129), "table_id is longer than 128 bytes"),
         (draw_request(tournament="x" * 5000), "request is 5008 bytes; at most 1024 allowed"),
+        (draw_request(table="y" * 100_000), "request is 100010 bytes; at most 1024 allowed"),
     ],
 )
 def test_bad_requests_get_invalid_argument_and_the_server_keeps_serving(
@@ -108,6 +109,21 @@ def test_bad_requests_get_invalid_argument_and_the_server_keeps_serving(
                 await stub.DrawDecks(request_)
             assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
             assert refused.value.details() == message
+            assert len((await stub.DrawDecks(draw_request(3))).decks) == 3
+
+    run(scenario)
+
+
+def test_message_past_the_transport_cap_is_refused_by_grpc_and_serving_goes_on(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        url = f"sqlite:///{tmp_path / 'd.db'}"
+        async with deck_server(url) as server, grpc.aio.insecure_channel(server.target) as ch:
+            stub = deck_pb2_grpc.DeckServiceStub(ch)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await stub.DrawDecks(draw_request(table="z" * (5 * 1024 * 1024)))
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert len((await stub.DrawDecks(draw_request(3))).decks) == 3
 
     run(scenario)
