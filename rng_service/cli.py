@@ -56,7 +56,7 @@ def register(
     b.add_argument(
         "--store",
         default=None,
-        help="redis://... to use (flushes nothing; default: start a private redis-server)",
+        help="store URL to use, redis://... or sqlite:///... (default: a private redis-server)",
     )
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.set_defaults(handler=_bench)

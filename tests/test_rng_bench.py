@@ -29,3 +29,19 @@ def test_bench_rng_runs_on_sqlite_without_redis_figures(tmp_path: Path) -> None:
     )
     assert report["e2e_decks_per_s"] > 0
     assert report["redis_bytes_per_deck"] is None
+
+
+def test_mtt_parser_has_the_deck_service_commands() -> None:
+    from orchestrator.cli import build_parser
+
+    parser = build_parser()
+    serve = parser.parse_args(["rng", "serve", "--port", "0", "--store", "sqlite:///x.db"])
+    assert (serve.port, serve.store, serve.host, serve.metrics_port) == (
+        0,
+        "sqlite:///x.db",
+        "127.0.0.1",
+        None,
+    )
+    bench = parser.parse_args(["bench", "rng", "--decks", "10", "--json"])
+    assert (bench.decks, bench.json, bench.store) == (10, True, None)
+    assert callable(serve.handler) and callable(bench.handler)

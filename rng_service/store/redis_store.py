@@ -81,6 +81,8 @@ class RedisDeckStore:
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             # A stale pooled connection after a Redis restart fails once; retry reconnects.
+            # If a reply is lost after the script ran, the retry finds the batch recorded and
+            # reports duplicates: those decks are burned (never served), the safe side of RNG-3.
             retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=2),
             retry_on_error=[redis.ConnectionError, redis.TimeoutError],
             redis_connect_func=_on_connect,
