@@ -3,6 +3,8 @@
     async with DeckClient("127.0.0.1:7070", tournament_id="t1", table_id="7") as decks:
         deck = await decks.next_deck()      # ServedDeck: cards, serial, commitment, salt
 
+Synchronous code (a plain, non-async Ray actor) uses `BlockingDeckClient` the same way.
+
 One DrawDecks RPC fetches `batch` decks whenever the buffer falls to `low_water`, so a hand
 almost never waits on the network. While the service (or its store) is briefly away, the
 refill retries with capped exponential backoff and jitter; `next_deck` waits up to `wait`
@@ -16,8 +18,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import threading
 from collections import deque
+from collections.abc import Coroutine
 from types import TracebackType
+from typing import Any, TypeVar
 
 import grpc
 
@@ -27,7 +32,9 @@ from rng_service.dealer import ServedDeck
 from rng_service.errors import DeckServiceError, DeckServiceUnavailable
 from rng_service.shuffle import is_deck
 
-__all__ = ["DeckClient"]
+__all__ = ["BlockingDeckClient", "DeckClient"]
+
+T = TypeVar("T")
 
 _RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
 # Reconnect quickly once the service is back (grpc's default backoff grows to 120 s).
@@ -155,3 +162,42 @@ class DeckClient:
                     else:
                         self.fouled += 1
                 self._changed.notify_all()
+
+
+class BlockingDeckClient:
+    """`DeckClient` for synchronous callers: it runs on a private event-loop thread, so the
+    buffer still refills in the background while the caller plays its hand.
+
+        with BlockingDeckClient(target, tournament_id="t1", table_id="7") as decks:
+            deck = decks.next_deck()
+    """
+
+    def __init__(self, target: str, **options: Any) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="deck-client")
+        self._thread.start()
+        self._client = DeckClient(target, **options)
+        self._run(self._client.__aenter__())
+
+    def _run(self, work: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+
+    def next_deck(self) -> ServedDeck:
+        return self._run(self._client.next_deck())
+
+    @property
+    def fouled(self) -> int:
+        return self._client.fouled
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            self._run(self._client.close())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
+
+    def __enter__(self) -> BlockingDeckClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

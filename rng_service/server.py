@@ -177,9 +177,13 @@ class DeckServer:
     `metrics_port` (None = no HTTP endpoint). Owns the store it is given."""
 
     def __init__(
-        self, store: DeckStore, *, host: str = "127.0.0.1", port: int = 0,
+        self,
+        store: DeckStore,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
         metrics_port: int | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.metrics = Metrics.create()
         self._store = store
         self._servicer = DeckServicer(store, self.metrics)

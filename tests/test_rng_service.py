@@ -18,7 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from rng_service._proto import deck_pb2, deck_pb2_grpc
-from rng_service.client import DeckClient
+from rng_service.client import BlockingDeckClient, DeckClient
 from rng_service.commit import deck_digest, verify_commitment
 from rng_service.errors import DeckServiceError, DeckServiceUnavailable
 from rng_service.server import DeckServer
@@ -205,6 +205,19 @@ def test_client_prefetches_in_batches_and_validates(tmp_path: Path) -> None:
                     break
                 await asyncio.sleep(0.02)
             assert client.buffered > 5
+
+    run(scenario)
+
+
+def test_blocking_client_for_synchronous_actors(tmp_path: Path) -> None:
+    def play(target: str) -> list[bytes]:
+        with BlockingDeckClient(target, tournament_id="t", table_id="9", batch=10) as client:
+            return [client.next_deck().cards for _ in range(25)]
+
+    async def scenario() -> None:
+        async with deck_server(f"sqlite:///{tmp_path / 'd.db'}") as server:
+            cards = await asyncio.to_thread(play, server.target)
+        assert len(set(cards)) == 25 and all(is_deck(c) for c in cards)
 
     run(scenario)
 
