@@ -69,3 +69,13 @@ def validate_deck(deck: Sequence[int]) -> tuple[int, ...]:
             f"out of range {sorted(c for c in seen if not 0 <= c < DECK_SIZE) or 'none'}"
         )
     return cards
+
+
+def draw_for_button(seats: Sequence[int], deck: Sequence[int]) -> int:
+    """HE-1: each seat in turn gets one card face up; the highest card takes the button.
+    Card codes already order rank first, then hearts > diamonds > clubs > spades.
+
+    >>> draw_for_button([1, 2, 3], [10, 51, 50])
+    2
+    """
+    return max(zip(deck, seats, strict=False))[1]

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from table_worker.bots import Bot, make_bot
-from table_worker.cards import DECK_SIZE
+from table_worker.cards import DECK_SIZE, draw_for_button
 from table_worker.engine import Betting, Hand, HandSetup
 
 
@@ -49,16 +49,6 @@ def blinds_for(seats: Sequence[int], button: int) -> tuple[int, int]:
     if len(ordered) == 2:
         return button, ordered[0]
     return ordered[0], ordered[1]
-
-
-def draw_for_button(seats: Sequence[int], deck: Sequence[int]) -> int:
-    """HE-1: each seat in turn gets one card face up; the highest card takes the button.
-    Card codes already order rank first, then hearts > diamonds > clubs > spades.
-
-    >>> draw_for_button([1, 2, 3], [10, 51, 50])
-    2
-    """
-    return max(zip(deck, seats, strict=False))[1]
 
 
 def play_table(config: TableConfig, hands: int, rng: random.Random) -> Iterator[PlayedHand]:
