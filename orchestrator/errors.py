@@ -3,6 +3,10 @@
 Hierarchy::
 
     OrchestratorError                  every error the orchestrator core raises on purpose
+    ├── ConfigError                    a tournament config that cannot run: unknown keys,
+    │                                  impossible values (orchestrator.config)
+    ├── ReportError                    a table's hand report that does not match the hand it
+    │                                  was dealt, or comes from a table that is not open
     └── FloorError                     the table floor refused a request (orchestrator.floor);
         │                              the floor's state is unchanged when it is raised
         ├── InvalidSeatingError        impossible seating: bad max_per_table, duplicate or too
@@ -22,11 +26,13 @@ down) get their own branch when the shells add them, translated with ``raise ...
 from __future__ import annotations
 
 __all__ = [
+    "ConfigError",
     "FloorError",
     "InvalidReportError",
     "InvalidSeatingError",
     "OrchestratorError",
     "PlayerEliminatedError",
+    "ReportError",
     "UnknownPlayerError",
     "UnknownTableError",
 ]
@@ -58,3 +64,11 @@ class PlayerEliminatedError(FloorError, LookupError):
 
 class InvalidReportError(FloorError):
     """A hand report that cannot be true for the floor's current seating."""
+
+
+class ConfigError(OrchestratorError, ValueError):
+    """A tournament config that cannot run; the message names the key and what is wrong."""
+
+
+class ReportError(OrchestratorError):
+    """A hand report the core refuses; the tournament state is unchanged."""
