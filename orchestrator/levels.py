@@ -13,8 +13,10 @@ def blind_level(config: TournamentConfig, level: int) -> BlindLevel:
 
     >>> from orchestrator.config import parse_config
     >>> cfg = parse_config({"tournament": {}, "levels": {"blinds": [[10, 20], [20, 40, 5]]}})
-    >>> blind_level(cfg, 2), blind_level(cfg, 4)
-    (BlindLevel(small_blind=20, big_blind=40, ante=5), BlindLevel(small_blind=80, big_blind=160, ante=20))
+    >>> blind_level(cfg, 2)
+    BlindLevel(small_blind=20, big_blind=40, ante=5)
+    >>> blind_level(cfg, 4)
+    BlindLevel(small_blind=80, big_blind=160, ante=20)
     """
     schedule = config.levels
     if level <= len(schedule):

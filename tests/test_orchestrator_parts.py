@@ -58,7 +58,7 @@ def test_bad_config_is_a_clear_error(data: dict[str, Any], message: str) -> None
 def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
     broken = tmp_path / "broken.toml"
     broken.write_text("[tournament\n")
-    with pytest.raises(ConfigError, match="broken.toml is not valid TOML"):
+    with pytest.raises(ConfigError, match=r"broken\.toml is not valid TOML"):
         load_config(broken)
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "missing.toml")
