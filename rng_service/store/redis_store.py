@@ -1,14 +1,14 @@
 """Used-deck store in Redis (the cluster default, RNG-3), at ~26 bytes per deck.
 
-Layout: a deck's 16-byte digest is split into a bucket (first 2 bytes, so 65,536 hashes named
-`mtt:ud:<4 hex>`) and a field (the other 14 bytes, binary, value "1"); all 128 bits are kept,
-so the store is exact. A plain set would pay a hashtable entry (~70 bytes) per deck; a small
-hash in Redis's listpack encoding pays ~18 bytes per field (14 + 2 header bytes + 2 for the
-value), plus the bucket's own overhead shared by its fields. Buckets stay listpack only while
-they hold at most `hash-max-listpack-entries` fields, so we raise that to 1024 on every
-connection (`LISTPACK_ENTRIES`); with 65,536 buckets that keeps the compact encoding up to
-~50,000,000 decks (mean 760 per bucket, the fullest well under 1024). Where CONFIG is
-disabled (managed Redis), set `hash-max-listpack-entries 1024` in redis.conf.
+Layout: a deck's 16-byte digest is split into a bucket (the first 2 bytes, so 65,536 hashes
+named `mtt:ud:` + those 2 raw bytes) and a field (the other 14 bytes, binary, value "1"); all
+128 bits are kept, so the store is exact. A plain set would pay a hashtable entry (~70 bytes)
+per deck; a small hash in Redis's listpack encoding pays ~18 bytes per field (14 + 2 header
+bytes + 2 for the value), plus the bucket's own overhead shared by its fields. Buckets stay
+listpack only while they hold at most `hash-max-listpack-entries` fields, so we raise that to
+1024 on every connection (`LISTPACK_ENTRIES`); with 65,536 buckets that keeps the compact
+encoding up to ~50,000,000 decks (mean 760 per bucket, the fullest well under 1024). Where
+CONFIG is disabled (managed Redis), set `hash-max-listpack-entries 1024` in redis.conf.
 
 `mtt:udn` counts recorded decks; a deck's serial is its position in that count. One Lua
 script records a whole batch atomically (one round trip, no partial batch). Keys of a batch
@@ -36,32 +36,32 @@ LISTPACK_ENTRIES = 1024
 COUNTER_KEY = b"mtt:udn"
 _BUCKET_PREFIX = b"mtt:ud:"
 
-# KEYS[1..n] buckets, KEYS[n+1] the counter; ARGV[1..n] fields. Returns per field its serial,
-# or 0 when it was already there (HSETNX is in order, so a repeat within the batch is caught).
+# KEYS[1] the counter; ARGV[1] the batch's digests, 16 bytes each, concatenated. One argument
+# and a two-element reply (the counter after the batch, a '1'/'0' per digest: new or not) keep
+# client-side packing and parsing O(1) calls per batch. HSETNX runs in order, so a repeat
+# within the batch is caught. The bucket name here must match `bucket_key` (tested).
+# Buckets are not declared in KEYS: fine on a single Redis, not on Redis Cluster.
 _RECORD = """
-local n = #ARGV
-local new = {}
+local blob = ARGV[1]
+local flags = {}
 local fresh = 0
-for i = 1, n do
-  if redis.call('HSETNX', KEYS[i], ARGV[i], '1') == 1 then
+for i = 0, #blob / 16 - 1 do
+  local digest = string.sub(blob, i * 16 + 1, i * 16 + 16)
+  local bucket = 'mtt:ud:' .. string.sub(digest, 1, 2)
+  if redis.call('HSETNX', bucket, string.sub(digest, 3), '1') == 1 then
     fresh = fresh + 1
-    new[i] = fresh
+    flags[i + 1] = '1'
   else
-    new[i] = 0
+    flags[i + 1] = '0'
   end
 end
-local last = redis.call('INCRBY', KEYS[n + 1], fresh)
-local base = last - fresh
-for i = 1, n do
-  if new[i] > 0 then new[i] = base + new[i] end
-end
-return new
+return {redis.call('INCRBY', KEYS[1], fresh), table.concat(flags)}
 """
 
 
 def bucket_key(digest: bytes) -> bytes:
     """The Redis hash that holds this digest's field."""
-    return _BUCKET_PREFIX + digest[:BUCKET_BYTES].hex().encode()
+    return _BUCKET_PREFIX + digest[:BUCKET_BYTES]
 
 
 def _on_connect(connection: Any) -> None:
@@ -93,16 +93,21 @@ class RedisDeckStore:
         check_digests(digests)
         if not digests:
             return []
-        keys = [bucket_key(d) for d in digests]
-        keys.append(COUNTER_KEY)
-        fields = [d[BUCKET_BYTES:] for d in digests]
         try:
-            serials = self._record(keys=keys, args=fields)
+            last, flags = self._record(keys=[COUNTER_KEY], args=[b"".join(digests)])
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailable(f"redis used-deck store unreachable: {exc}") from exc
         except redis.RedisError as exc:
             raise StoreError(f"redis used-deck store failed: {exc}") from exc
-        return [int(s) or None for s in serials]
+        serial = int(last) - flags.count(b"1")
+        serials: list[int | None] = []
+        for flag in flags:
+            if flag == ord("1"):
+                serial += 1
+                serials.append(serial)
+            else:
+                serials.append(None)
+        return serials
 
     def count(self) -> int:
         try:
