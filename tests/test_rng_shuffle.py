@@ -169,7 +169,7 @@ def test_rng2_random_bytes_per_deck_are_measured_and_far_fewer_than_the_source(
     assert 53 < expected_bytes_per_deck() < 54.5
     source = random.Random(7).randbytes
     literal = statistics.fmean(literal_source_deck(source)[1] for _ in range(2_000))
-    assert literal > 4 * ours  # the source reads ~9x more (in chunks of 256)
+    assert literal > 6 * ours  # the source reads ~8x more (~420 bytes, in chunks of 256)
 
 
 def test_commitment_verifies_only_the_committed_deck_and_salt() -> None:
