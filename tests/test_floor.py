@@ -1,0 +1,523 @@
+"""The table floor by rule: SEAT-1, FO-2..FO-6, CLOSE-1, BAL-1, typed errors, speed."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from collections import Counter
+
+import pytest
+
+from orchestrator.errors import (
+    FloorError,
+    InvalidReportError,
+    InvalidSeatingError,
+    OrchestratorError,
+    PlayerEliminatedError,
+    UnknownPlayerError,
+    UnknownTableError,
+)
+from orchestrator.floor import BoundaryDecision, Policy, TableFloor, is_short, position
+
+
+def names(n: int) -> list[str]:
+    return [f"p{i:05d}" for i in range(n)]
+
+
+def sizes(floor: TableFloor) -> list[int]:
+    return sorted(len(seats) for seats in floor.tables.values())
+
+
+def table_with(floor: TableFloor, count: int) -> int:
+    return min(t for t, seats in floor.tables.items() if len(seats) == count)
+
+
+def eliminate(
+    floor: TableFloor, table: int, k: int, rng: random.Random, *, bb: int = 1
+) -> BoundaryDecision:
+    """Table `table` finishes a hand in which k of its players (chosen by rng) bust."""
+    gone = rng.sample(sorted(floor.tables[table].values()), k)
+    return floor.hand_finished(table, eliminated=gone, big_blind_seat=bb, rng=rng)
+
+
+def settle(floor: TableFloor, rng: random.Random) -> None:
+    """Every open table finishes a hand with no eliminations, until nobody moves."""
+    moved = True
+    while moved:
+        moved = False
+        for table in rng.sample(sorted(floor.tables), len(floor.tables)):
+            if table in floor.tables:
+                bb = rng.randint(1, floor.max_per_table)
+                decision = floor.hand_finished(table, eliminated=[], big_blind_seat=bb, rng=rng)
+                moved = moved or bool(decision.moves)
+
+
+def seating(spec: dict[int, list[int]], prefix: str = "") -> dict[int, dict[int, str]]:
+    """Tables from {table: [seats]}, players named t<table>s<seat>."""
+    return {t: {s: f"{prefix}t{t}s{s}" for s in seats} for t, seats in spec.items()}
+
+
+# ------------------------------------------------------------------ SEAT-1
+
+
+def test_seat1_124_players_on_13_tables_at_random() -> None:
+    floor = TableFloor.seat_players(
+        names(124), max_per_table=10, policy="threshold", rng=random.Random(1)
+    )
+    assert len(floor.tables) == 13
+    assert sorted(floor.tables) == list(range(1, 14))
+    assert Counter(sizes(floor)) == {10: 7, 9: 6}
+    seated = [p for seats in floor.tables.values() for p in seats.values()]
+    assert sorted(seated) == names(124)
+    assert all(1 <= s <= 10 for seats in floor.tables.values() for s in seats)
+    for player in seated:
+        table, seat = floor.table_of(player)
+        assert floor.tables[table][seat] == player
+    again = TableFloor.seat_players(
+        names(124), max_per_table=10, policy="threshold", rng=random.Random(1)
+    )
+    other = TableFloor.seat_players(
+        names(124), max_per_table=10, policy="threshold", rng=random.Random(2)
+    )
+    assert dict(again.tables.items()) == dict(floor.tables.items())
+    assert dict(other.tables.items()) != dict(floor.tables.items())
+
+
+@pytest.mark.parametrize("max_per_table", [1, 11])
+def test_fo1_max_per_table_outside_2_to_10_is_refused(max_per_table: int) -> None:
+    with pytest.raises(InvalidSeatingError):
+        TableFloor.seat_players(
+            names(20), max_per_table=max_per_table, policy="equilibrium", rng=random.Random(0)
+        )
+
+
+def test_seat1_refuses_duplicates_and_a_lone_player() -> None:
+    with pytest.raises(InvalidSeatingError):
+        TableFloor.seat_players(
+            ["a", "b", "a"], max_per_table=9, policy="equilibrium", rng=random.Random(0)
+        )
+    with pytest.raises(InvalidSeatingError):
+        TableFloor.seat_players(["a"], max_per_table=9, policy="equilibrium", rng=random.Random(0))
+
+
+def test_single_table_is_the_final_table_from_the_start() -> None:
+    floor = TableFloor.seat_players(
+        names(9), max_per_table=9, policy="equilibrium", rng=random.Random(0)
+    )
+    assert floor.final_table == 1
+    decision = eliminate(floor, 1, 2, random.Random(0))
+    assert decision == BoundaryDecision(moves=(), closed=False, final_table=None)
+
+
+# ------------------------------------------------------------------ FO-6 walk-through
+
+
+def test_fo6_walkthrough_180_players_to_the_final_table() -> None:
+    rng = random.Random(180)
+    floor = TableFloor.seat_players(names(180), max_per_table=10, policy="equilibrium", rng=rng)
+    assert sizes(floor) == [10] * 18
+
+    # Two simultaneous eliminations at one table (8 left): it waits for one player.
+    short = 1
+    decision = eliminate(floor, short, 2, rng, bb=4)
+    assert decision == BoundaryDecision(moves=(), closed=False, final_table=None)
+    assert sizes(floor) == [8] + [10] * 17
+    # ... who comes from the 10-table that finishes its hand first: two 9s, sixteen 10s.
+    decision = floor.hand_finished(7, eliminated=[], big_blind_seat=2, rng=rng)
+    assert len(decision.moves) == 1
+    move = decision.moves[0]
+    assert (move.from_table, move.to_table, move.reason) == (7, short, "balance")
+    assert floor.tables[short][move.to_seat] == move.player
+    assert sizes(floor) == [9, 9] + [10] * 16
+    settle(floor, rng)  # nobody else moves
+    assert sizes(floor) == [9, 9] + [10] * 16
+
+    # Down to 171: one elimination at each of seven 10-tables (no moves needed).
+    for _ in range(7):
+        decision = eliminate(floor, table_with(floor, 10), 1, rng)
+        assert decision.moves == ()
+    assert floor.active == 171
+    assert Counter(sizes(floor)) == {9: 9, 10: 9}
+
+    # The 171st player's elimination (the critical player) closes the table where it
+    # happened; its 8 players fill the 8 open seats elsewhere: 17 tables of 10.
+    critical_table = table_with(floor, 9)
+    players = set(floor.tables[critical_table].values())
+    decision = eliminate(floor, critical_table, 1, rng)
+    assert decision.closed
+    assert critical_table not in floor.tables
+    assert {m.player for m in decision.moves} == {p for p in players if not floor.is_eliminated(p)}
+    assert len(decision.moves) == 8
+    assert all(m.reason == "close" and m.from_table == critical_table for m in decision.moves)
+    assert sizes(floor) == [10] * 17
+
+    # This repeats until the final table: always ceil(active / 10) tables, balanced once
+    # every table has finished a hand.
+    while floor.active > 11:
+        table = rng.choice(sorted(floor.tables))
+        eliminate(floor, table, 1, rng, bb=rng.randint(1, 10))
+        assert len(floor.tables) == -(-floor.active // 10)
+        settle(floor, rng)
+        assert max(sizes(floor)) - min(sizes(floor)) <= 1
+    assert sizes(floor) == [5, 6]
+    assert floor.final_table is None
+
+    # With tables of 5 and 6, the 11th player's elimination forms the final table of 10.
+    critical_table = rng.choice(sorted(floor.tables))
+    decision = eliminate(floor, critical_table, 1, rng)
+    assert decision.closed
+    [final] = floor.tables
+    assert decision.final_table == final == floor.final_table
+    assert sizes(floor) == [10]
+
+
+def test_fo6_critical_player_at_a_full_table_closes_it_into_the_nine_short_tables() -> None:
+    rng = random.Random(171)
+    floor = TableFloor.seat_players(names(180), max_per_table=10, policy="equilibrium", rng=rng)
+    for table in range(1, 10):  # 171 players: 9 tables of 9, 9 of 10
+        eliminate(floor, table, 1, rng)
+    assert Counter(sizes(floor)) == {9: 9, 10: 9}
+    decision = eliminate(floor, 12, 1, rng)  # the critical player sat at a table of 10
+    assert decision.closed and len(decision.moves) == 9
+    assert sorted(m.to_table for m in decision.moves) == list(range(1, 10))
+    assert sizes(floor) == [10] * 17
+
+
+# ------------------------------------------------------------------ FO-4
+
+
+def fo4_floor() -> TableFloor:
+    # Three full 6-seat tables; table 1 then loses two players in one hand.
+    return TableFloor.from_tables(
+        seating({1: [1, 2, 3, 4, 5, 6], 2: [1, 2, 3, 4, 5, 6], 3: [1, 2, 3, 4, 5, 6]}),
+        max_per_table=6,
+        policy="equilibrium",
+    )
+
+
+@pytest.mark.parametrize("first", [2, 3])
+def test_fo4_moved_player_has_the_eliminated_players_position_and_takes_the_seat(
+    first: int,
+) -> None:
+    floor, rng = fo4_floor(), random.Random(4)
+    # Big blind at seat 2: seat 3 is position 1, seat 5 position 3 (5 was eliminated last).
+    decision = floor.hand_finished(1, eliminated=["t1s3", "t1s5"], big_blind_seat=2, rng=rng)
+    assert decision.moves == ()
+    assert floor.pending_requests(1) == (5, 3)
+    # Tables 2 and 3 are equally full: the first to finish its hand sends. Its big blind was
+    # seat 6, so position 3 is seat 3 (6 + 3 = 9 = seat 3 on a 6-seat table).
+    decision = floor.hand_finished(first, eliminated=[], big_blind_seat=6, rng=rng)
+    [move] = decision.moves
+    assert move.player == f"t{first}s3"
+    assert (move.from_table, move.from_seat, move.to_table, move.to_seat) == (first, 3, 1, 5)
+    assert position(move.from_seat, 6, 6) == position(move.to_seat, 2, 6) == 3
+    assert floor.table_of(move.player) == (1, 5)
+    assert floor.pending_requests(1) == ()  # 5, 5, 6: balanced, table 1 waits no more
+    other = 5 - first
+    assert floor.hand_finished(other, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+    assert sizes(floor) == [5, 5, 6]
+
+
+def test_fo4_nearest_position_when_that_position_is_empty() -> None:
+    # Table 1 (big blind 2) loses seats 6, 5 and 3; seat 3 (position 1) is filled first.
+    # Table 2 (big blind 6) has nobody at position 1 (seat 1): positions 0 and 2 (seats 6
+    # and 2) are equally near, and the RNG picks one of them.
+    spec = {1: [1, 2, 3, 4, 5, 6], 2: [2, 3, 4, 5, 6], 3: [1, 2, 3, 4, 5]}
+    picked = set()
+    for seed in range(20):
+        floor = TableFloor.from_tables(seating(spec), max_per_table=6, policy="equilibrium")
+        rng = random.Random(seed)
+        floor.hand_finished(1, eliminated=["t1s6", "t1s5", "t1s3"], big_blind_seat=2, rng=rng)
+        [move] = floor.hand_finished(2, eliminated=[], big_blind_seat=6, rng=rng).moves
+        assert (move.to_table, move.to_seat) == (1, 3)
+        picked.add(move.from_seat)
+    assert picked == {2, 6}
+
+
+def test_fo4_only_a_fullest_table_sends() -> None:
+    # 6, 5, 4 on 6 seats: the 5-table is not the fullest, so it sends nothing; the 6-table does.
+    floor = TableFloor.from_tables(
+        seating({1: [1, 2, 3, 4, 5, 6], 2: [1, 2, 3, 4, 5], 3: [1, 2, 3, 4, 5, 6]}),
+        max_per_table=6,
+        policy="equilibrium",
+    )
+    rng = random.Random(0)
+    floor.hand_finished(3, eliminated=["t3s1", "t3s2"], big_blind_seat=1, rng=rng)
+    assert floor.hand_finished(2, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+    [move] = floor.hand_finished(1, eliminated=[], big_blind_seat=1, rng=rng).moves
+    assert (move.from_table, move.to_table) == (1, 3)
+    assert sizes(floor) == [5, 5, 5]
+
+
+def test_fo2_one_table_sends_several_while_it_stays_the_fullest() -> None:
+    # 10, 7, 7 on 10 seats; table 2 loses one (10, 6, 7): table 1 stays the fullest after
+    # sending one (9, 7, 7), so it sends a second (8, 8, 7).
+    floor = TableFloor.from_tables(
+        seating({1: list(range(1, 11)), 2: list(range(1, 8)), 3: list(range(1, 8))}),
+        max_per_table=10,
+        policy="equilibrium",
+    )
+    rng = random.Random(0)
+    assert floor.hand_finished(2, eliminated=["t2s1"], big_blind_seat=1, rng=rng).moves == ()
+    decision = floor.hand_finished(1, eliminated=[], big_blind_seat=1, rng=rng)
+    assert len(decision.moves) == 2
+    assert all(m.from_table == 1 for m in decision.moves)
+    assert sizes(floor) == [7, 8, 8]
+
+
+# ------------------------------------------------------------------ FO-5
+
+
+def brute_force_cost(
+    floor: TableFloor, leaving: dict[int, str], old_bb: int, open_seats: list[tuple[int, int]]
+) -> int:
+    m = floor.max_per_table
+    best = None
+    for chosen in itertools.permutations(open_seats, len(leaving)):
+        total = sum(
+            abs(position(seat, old_bb, m) - position(s, floor.big_blind_seat(t), m))
+            for seat, (t, s) in zip(sorted(leaving), chosen, strict=True)
+        )
+        best = total if best is None else min(best, total)
+    assert best is not None
+    return best
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_fo5_closing_assignment_minimises_total_position_change(seed: int) -> None:
+    rng = random.Random(seed)
+    m = 8
+    # Table 1 closes: 5 players there (one busts, 4 move), the others have exactly 4 seats.
+    seats_1 = sorted(rng.sample(range(1, m + 1), 5))
+    seats_2 = sorted(rng.sample(range(1, m + 1), 6))
+    seats_3 = sorted(rng.sample(range(1, m + 1), 6))
+    floor = TableFloor.from_tables(
+        seating({1: seats_1, 2: seats_2, 3: seats_3}),
+        max_per_table=m,
+        policy="equilibrium",
+        big_blinds={2: rng.randint(1, m), 3: rng.randint(1, m)},
+    )
+    bust, old_bb = f"t1s{seats_1[0]}", rng.randint(1, m)
+    leaving = {s: f"t1s{s}" for s in seats_1[1:]}
+    open_seats = [(t, s) for t in (2, 3) for s in range(1, m + 1) if s not in floor.tables[t]]
+    best = brute_force_cost(floor, leaving, old_bb, open_seats)
+    decision = floor.hand_finished(1, eliminated=[bust], big_blind_seat=old_bb, rng=rng)
+    assert decision.closed and {m.player for m in decision.moves} == set(leaving.values())
+    got = sum(
+        abs(position(mv.from_seat, old_bb, m) - floor.position_of(mv.player))
+        for mv in decision.moves
+    )
+    assert got == best
+    assert sizes(floor) == [8, 8]
+
+
+def test_fo5_more_open_seats_than_players_keeps_the_rest_balanced() -> None:
+    # 4, 4, 3 on 4 seats (11): table 1 loses two (9 -> 3 tables still), then table 3 loses
+    # two more (7 players: 2 tables) and closes: its player goes to the emptier table.
+    floor = TableFloor.from_tables(
+        seating({1: [1, 2, 3, 4], 2: [1, 2, 3, 4], 3: [1, 2, 3]}),
+        max_per_table=4,
+        policy="equilibrium",
+    )
+    rng = random.Random(5)
+    floor.hand_finished(1, eliminated=["t1s1", "t1s2"], big_blind_seat=1, rng=rng)  # 2, 4, 3
+    assert sizes(floor) == [2, 3, 4]
+    decision = floor.hand_finished(3, eliminated=["t3s1", "t3s2"], big_blind_seat=1, rng=rng)
+    assert decision.closed
+    [move] = decision.moves
+    assert move.to_table == 1
+    assert sizes(floor) == [3, 4]
+
+
+# ------------------------------------------------------------------ CLOSE-1
+
+
+def close1_floor() -> TableFloor:
+    # 10-seat tables with 7/6, 8/2, 7/5, 8/8 seated/active.
+    tables = seating({1: list(range(1, 8)), 2: list(range(1, 9)), 3: list(range(1, 8))})
+    tables[4] = {s: f"t4s{s}" for s in range(1, 9)}
+    out = ["t1s1", *(f"t2s{s}" for s in range(1, 7)), "t3s1", "t3s2"]
+    return TableFloor.from_tables(tables, max_per_table=10, policy="threshold", sitting_out=out)
+
+
+def test_close1_example_table_2_closes_into_3_3_2() -> None:
+    floor, rng = close1_floor(), random.Random(1)
+    out = [f"t2s{s}" for s in range(1, 7)]
+    decision = floor.hand_finished(2, eliminated=[], big_blind_seat=3, sitting_out=out, rng=rng)
+    assert decision.closed
+    assert len(decision.moves) == 8
+    assert {m.player for m in decision.moves} == {f"t2s{s}" for s in range(1, 9)}
+    assert Counter(m.to_table for m in decision.moves) == {1: 3, 3: 3, 4: 2}
+    assert all(m.reason == "close" for m in decision.moves)
+    assert sizes(floor) == [10, 10, 10]
+
+
+def test_close1_only_the_table_with_fewest_active_players_closes() -> None:
+    floor, rng = close1_floor(), random.Random(1)
+    for table, out in ((1, ["t1s1"]), (3, ["t3s1", "t3s2"]), (4, [])):
+        decision = floor.hand_finished(
+            table, eliminated=[], big_blind_seat=1, sitting_out=out, rng=rng
+        )
+        assert decision == BoundaryDecision(moves=(), closed=False, final_table=None)
+
+
+def test_close1_not_enough_open_seats_elsewhere() -> None:
+    floor = TableFloor.from_tables(
+        seating({1: list(range(1, 9)), 2: list(range(1, 10))}),
+        max_per_table=10,
+        policy="threshold",
+        sitting_out=["t2s1", "t2s2", "t2s3", "t2s4"],
+    )
+    # Table 2 has the fewest active (5) but 9 seated and only 2 open seats elsewhere.
+    decision = floor.hand_finished(
+        2,
+        eliminated=[],
+        big_blind_seat=1,
+        sitting_out=["t2s1", "t2s2", "t2s3", "t2s4"],
+        rng=random.Random(0),
+    )
+    assert not decision.closed and decision.moves == ()
+
+
+def test_close1_threshold_final_table_forms() -> None:
+    floor = TableFloor.from_tables(
+        seating({1: [1, 2, 3, 4, 5], 2: [1, 2, 3, 4, 5, 6]}), max_per_table=10, policy="threshold"
+    )
+    rng = random.Random(0)
+    assert not floor.hand_finished(2, eliminated=[], big_blind_seat=1, rng=rng).closed
+    decision = floor.hand_finished(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng)
+    assert decision.closed and decision.final_table == 2 == floor.final_table
+    assert sizes(floor) == [10]
+
+
+# ------------------------------------------------------------------ BAL-1
+
+
+@pytest.mark.parametrize(
+    ("seats", "players", "short"), [(10, 6, True), (10, 7, False), (5, 2, True), (5, 3, False)]
+)
+def test_bal1_short_below_70_percent(seats: int, players: int, short: bool) -> None:
+    assert is_short(players, seats) is short
+    floor = TableFloor.from_tables(
+        seating(
+            {
+                1: list(range(1, seats + 1)),
+                2: list(range(1, seats + 1)),
+                3: list(range(1, players + 1)),
+            }
+        ),
+        max_per_table=seats,
+        policy="threshold",
+    )
+    rng = random.Random(0)
+    decision = floor.hand_finished(1, eliminated=[], big_blind_seat=1, rng=rng)
+    assert not decision.closed
+    if short:
+        [move] = decision.moves
+        assert (move.from_table, move.to_table, move.reason) == (1, 3, "balance")
+        assert floor.tables[3][move.to_seat] == move.player
+        # The short table is no longer short: the other full table sends nothing.
+        assert floor.hand_finished(2, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+    else:
+        assert decision.moves == ()
+
+
+def test_bal1_waits_while_a_table_can_close() -> None:
+    floor = TableFloor.from_tables(
+        seating({1: list(range(1, 11)), 2: [1, 2, 3, 4, 5], 3: [1, 2, 3]}),
+        max_per_table=10,
+        policy="threshold",
+    )
+    rng = random.Random(0)
+    assert floor.hand_finished(1, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+    decision = floor.hand_finished(3, eliminated=[], big_blind_seat=1, rng=rng)
+    assert decision.closed and {m.to_table for m in decision.moves} == {2}
+
+
+def test_bal1_no_swap_between_two_short_tables() -> None:
+    floor = TableFloor.from_tables(
+        seating({1: list(range(1, 7)), 2: [1, 2, 3, 4, 5]}), max_per_table=10, policy="threshold"
+    )
+    rng = random.Random(0)
+    for table in (1, 2, 1, 2):
+        assert floor.hand_finished(table, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+
+
+# ------------------------------------------------------------------ errors
+
+
+def snapshot(floor: TableFloor) -> tuple[object, ...]:
+    return (
+        {t: dict(s) for t, s in floor.tables.items()},
+        floor.active,
+        floor.final_table,
+        {t: floor.big_blind_seat(t) for t in floor.tables},
+    )
+
+
+@pytest.mark.parametrize("policy", ["equilibrium", "threshold"])
+def test_bad_reports_raise_typed_errors_and_change_nothing(policy: Policy) -> None:
+    floor = TableFloor.from_tables(
+        seating({1: [1, 2, 3, 4], 2: [1, 2, 3, 4], 3: [1, 2, 4]}),
+        max_per_table=4,
+        policy=policy,
+    )
+    rng = random.Random(0)
+    floor.hand_finished(1, eliminated=["t1s1"], big_blind_seat=2, rng=rng)
+    before = snapshot(floor)
+    cases: list[tuple[type[FloorError], int, list[str], int]] = [
+        (UnknownTableError, 9, [], 1),
+        (UnknownPlayerError, 2, ["nobody"], 1),
+        (PlayerEliminatedError, 1, ["t1s1"], 1),
+        (InvalidReportError, 2, ["t2s1", "t2s1"], 1),
+        (InvalidReportError, 2, ["t1s2"], 1),
+        (InvalidReportError, 3, ["t3s1", "t3s2", "t3s4"], 1),
+        (InvalidReportError, 2, [], 5),
+        (InvalidReportError, 2, [], 0),
+    ]
+    for error, table, gone, bb in cases:
+        with pytest.raises(error):
+            floor.hand_finished(table, eliminated=gone, big_blind_seat=bb, rng=rng)
+        assert snapshot(floor) == before
+    with pytest.raises(UnknownPlayerError):
+        floor.hand_finished(2, eliminated=[], big_blind_seat=1, sitting_out=["ghost"], rng=rng)
+    assert snapshot(floor) == before
+    with pytest.raises(PlayerEliminatedError):
+        floor.table_of("t1s1")
+    with pytest.raises(LookupError):
+        floor.table_of("nobody")
+    assert issubclass(FloorError, OrchestratorError)
+
+
+def test_a_closed_table_is_unknown() -> None:
+    floor = TableFloor.from_tables(
+        seating({1: [1, 2], 2: [1, 2, 3]}), max_per_table=4, policy="equilibrium"
+    )
+    rng = random.Random(0)
+    assert floor.hand_finished(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng).closed
+    with pytest.raises(UnknownTableError):
+        floor.hand_finished(1, eliminated=[], big_blind_seat=1, rng=rng)
+
+
+# ------------------------------------------------------------------ speed
+
+
+@pytest.mark.parametrize("policy", ["equilibrium", "threshold"])
+def test_hand_finished_is_well_under_a_millisecond_at_1000_tables(policy: Policy) -> None:
+    rng = random.Random(10_000)
+    floor = TableFloor.seat_players(names(10_000), max_per_table=10, policy=policy, rng=rng)
+    assert len(floor.tables) == 1_000
+    reports = 0
+    worst = total = 0.0
+    while floor.active > 5_000:
+        table = rng.choice(list(floor.tables))
+        seats = floor.tables[table]
+        gone = rng.sample(list(seats.values()), rng.choice((0, 0, 0, 1, 1, 2)) % len(seats))
+        t0 = time.perf_counter()
+        floor.hand_finished(table, eliminated=gone, big_blind_seat=rng.randint(1, 10), rng=rng)
+        took = time.perf_counter() - t0
+        worst, total, reports = max(worst, took), total + took, reports + 1
+    mean = total / reports
+    assert mean < 0.5e-3, f"{mean * 1e6:.0f} us per report"
+    assert worst < 20e-3, f"worst report {worst * 1e3:.1f} ms"
