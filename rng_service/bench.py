@@ -95,7 +95,7 @@ def _wait(probe: Any, timeout: float = 15.0) -> None:
         try:
             probe()
             return
-        except Exception:  # any failure means "not up yet"; we give up at the deadline
+        except (redis.RedisError, grpc.FutureTimeoutError, OSError):  # not up yet
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)

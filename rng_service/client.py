@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 import threading
 from collections import deque
@@ -35,6 +36,7 @@ from rng_service.shuffle import is_deck
 __all__ = ["BlockingDeckClient", "DeckClient"]
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 _RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
 # Reconnect quickly once the service is back (grpc's default backoff grows to 120 s).
@@ -130,6 +132,15 @@ class DeckClient:
         return deck
 
     async def _refill_forever(self) -> None:
+        try:
+            await self._refill()
+        except Exception as exc:  # top of the supervising task: log it, tell the waiters
+            log.exception("deck refill stopped")
+            async with self._changed:
+                self._failure = DeckServiceError(f"deck refill stopped: {exc!r}")
+                self._changed.notify_all()
+
+    async def _refill(self) -> None:
         attempt = 0
         while True:
             if len(self._buffer) > self._low_water:
