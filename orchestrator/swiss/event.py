@@ -152,7 +152,7 @@ def pair_next_round(state: SwissState, rng: random.Random) -> SwissState:
     )
     if number > structure.rounds:
         raise InvalidState(
-            f"all {structure.rounds} Swiss rounds are played (SW-1): start the top cut",
+            f"all {structure.rounds} Swiss rounds are played: start the top cut",
             rule="SW-1",
         )
     records = fold_records([p.name for p in state.players], state.rounds)
