@@ -31,6 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from orchestrator.swiss.errors import InvalidInput
+from orchestrator.swiss.render import Table
 from orchestrator.swiss.standings import dense_ranks
 
 __all__ = [
@@ -42,10 +43,14 @@ __all__ = [
     "TournamentPoints",
     "TournamentResult",
     "check_sanctioning",
+    "check_view",
+    "is_major",
     "league_standings",
     "parse_season",
     "participant_points",
+    "points_view",
     "season_points",
+    "standings_view",
     "tournament_points",
 ]
 
@@ -130,6 +135,7 @@ class TournamentPoints:
     top8_bonus: int
     national_bonus: Fraction
     note: str = ""
+    dropped: bool = False
 
     @property
     def total(self) -> int:
@@ -176,6 +182,7 @@ def tournament_points(tournament: Tournament) -> tuple[TournamentPoints, ...]:
                     top8_bonus=0,
                     national_bonus=Fraction(0),
                     note="dropped from a major: no points (LG-2)",
+                    dropped=True,
                 )
             )
             continue
@@ -281,7 +288,11 @@ def league_standings(season: Season) -> tuple[LeagueStanding, ...]:
 
     def summary(player: str) -> LeagueStanding:
         rows = totals[player]
-        major_places = [r.place for r in rows if r.tournament in majors and r.place is not None]
+        major_places = [
+            r.place
+            for r in rows
+            if r.tournament in majors and r.place is not None and not r.dropped
+        ]
         return LeagueStanding(
             rank=0,
             position=0,
@@ -437,3 +448,83 @@ def parse_season(text: str) -> Season:
         end=_get(data, "end", dt.date, "season file", None) if "end" in data else None,
         tournaments=tournaments,
     )
+
+
+# --- views -------------------------------------------------------------------------------
+
+
+def _bonus(value: Fraction) -> str:
+    """1.5, 1, 0.5: the national-final bonuses are halves at most, so this is exact."""
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+
+
+def standings_view(season: Season) -> Table:
+    rows: list[list[str | int | None]] = [
+        [
+            s.rank,
+            s.position,
+            s.player,
+            s.points,
+            s.won,
+            s.seconds,
+            s.majors_won,
+            s.best_major_place,
+            s.played,
+            _bonus(s.national_bonus),
+        ]
+        for s in league_standings(season)
+    ]
+    columns = ["rank", "position", "player", "points", "W", "S", "MW", "MP", "T", "final_bonus"]
+    return Table(f"{season.name}: league standings (LG-3)", columns, rows)
+
+
+def points_view(season: Season, tournament: str | None = None) -> Table:
+    known = {t.id for t in season.tournaments}
+    if tournament is not None and tournament not in known:
+        raise InvalidInput(f"no tournament {tournament!r} in the season file")
+    rows: list[list[str | int | None]] = [
+        [
+            r.tournament,
+            r.place,
+            r.player,
+            r.match_points,
+            r.participant,
+            r.placing_bonus,
+            r.top8_bonus,
+            r.total,
+            _bonus(r.national_bonus),
+            r.note,
+        ]
+        for r in season_points(season)
+        if tournament is None or r.tournament == tournament
+    ]
+    columns = [
+        "tournament",
+        "place",
+        "player",
+        "matches",
+        "participant",
+        "placing",
+        "top8",
+        "total",
+        "final_bonus",
+        "note",
+    ]
+    return Table(f"{season.name}: points by tournament (LG-1, LG-2)", columns, rows)
+
+
+def check_view(season: Season) -> Table:
+    by_id = {t.id: t for t in season.tournaments}
+    rows: list[list[str | int | None]] = [
+        [
+            s.tournament,
+            str(by_id[s.tournament].date),
+            by_id[s.tournament].organiser,
+            "major" if is_major(by_id[s.tournament]) else "",
+            "yes" if s.counts else "no",
+            "; ".join(s.reasons),
+        ]
+        for s in check_sanctioning(season)
+    ]
+    columns = ["tournament", "date", "organiser", "major", "counts", "reasons"]
+    return Table(f"{season.name}: sanctioning check (LG-4)", columns, rows)
