@@ -252,10 +252,14 @@ class TableFloor:
         policy: Policy,
         big_blinds: Mapping[int, int] | None = None,
         sitting_out: Collection[str] = (),
+        pending_requests: Mapping[int, Sequence[int]] | None = None,
     ) -> TableFloor:
         """A floor with a known seating (rebuilding from the event log, tests). `big_blinds` is
         each table's last big blind seat (seat 1 when missing); `sitting_out` are players
-        seated but sitting out (CLOSE-1 counts them as not active)."""
+        seated but sitting out (CLOSE-1 counts them as not active); `pending_requests` are the
+        FO-4 seats short tables wait to have filled, as `pending_requests()` returns them, in
+        the order the tables started waiting. With all four, the rebuilt floor decides exactly
+        as the original would, given the same RNG state."""
         _check_config(max_per_table, policy)
         if not tables:
             raise InvalidSeatingError("no tables")
@@ -279,13 +283,22 @@ class TableFloor:
                 raise InvalidSeatingError(f"big blind seat {seat} at table {table}")
         if unknown := [p for p in sitting_out if p not in seen]:
             raise InvalidSeatingError(f"sitting out but not seated: {sorted(unknown)}")
-        return cls(
+        floor = cls(
             tables,
             max_per_table=max_per_table,
             policy=policy,
             big_blinds=blinds,
             sitting_out=sitting_out,
         )
+        for table, waiting in (pending_requests or {}).items():
+            if table not in tables or any(
+                s in tables[table] or not 1 <= s <= max_per_table for s in waiting
+            ):
+                raise InvalidSeatingError(f"pending requests {list(waiting)} at table {table}")
+            floor._request_no += 1
+            floor._waiting_since[table] = floor._request_no
+            floor._requests[table] = list(reversed(waiting))  # the next to fill is last
+        return floor
 
     # ---------------------------------------------------------------- queries
 
@@ -340,6 +353,15 @@ class TableFloor:
         seats = self._seats[table]
         return tuple(s for s in reversed(self._requests.get(table, ())) if s not in seats)
 
+    def sitting_out(self, table: int) -> frozenset[str]:
+        """The players of `table` sitting out, as its last report (or the seating) said."""
+        self._open(table)
+        return frozenset(self._out[table])
+
+    def waiting_order(self) -> tuple[int, ...]:
+        """Tables with FO-4 pending requests, longest waiting first."""
+        return tuple(sorted(self._waiting_since, key=self._waiting_since.__getitem__))
+
     # ---------------------------------------------------------------- the boundary
 
     def hand_finished(
@@ -352,7 +374,8 @@ class TableFloor:
         rng: random.Random,
     ) -> BoundaryDecision:
         """Table `table` finished a hand whose big blind sat at `big_blind_seat`; `eliminated`
-        are its players who busted in that hand, `sitting_out` its players now sitting out.
+        are its players who busted in that hand, `sitting_out` all its players now sitting
+        out (replacing what the table reported last; only CLOSE-1 uses it).
         Apply the eliminations, then decide closing and balancing, and return what happens at
         this table now. Raises a `FloorError` (state unchanged) for a report that cannot be
         true. A table that cannot play (one player, waiting) may report with no eliminations
@@ -427,7 +450,10 @@ class TableFloor:
             if table not in self._requests:
                 self._request_no += 1
                 self._waiting_since[table] = self._request_no
-            self._requests.setdefault(table, []).append(seat)
+            requests = self._requests.setdefault(table, [])
+            if seat in requests:  # a seat filled and freed again: only its latest vacancy
+                requests.remove(seat)
+            requests.append(seat)
 
     def _set_sitting_out(self, table: int, players: set[str]) -> None:
         seats = self._seats[table]
