@@ -4,6 +4,7 @@ SAN-1/SAN-2 sanctions, results validation and heads-up poker matches."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from datetime import datetime
 from fractions import Fraction
@@ -108,7 +109,7 @@ def test_sw1_option_refused_below_24_players() -> None:
 
 def test_sw1_table_is_data_covering_every_field_size() -> None:
     assert SW1_TABLE[0].low == 1 and SW1_TABLE[-1].high is None
-    for before, after in zip(SW1_TABLE, SW1_TABLE[1:], strict=False):
+    for before, after in itertools.pairwise(SW1_TABLE):
         assert before.high is not None and after.low == before.high + 1
 
 
