@@ -7,11 +7,11 @@ Two ways in:
   checks that our hand histories are real PHH; `replay_in_pokerkit_he7(hand)` does it for
   one engine hand. Both give the stacks under OUR odd-chip rule as well as pokerkit's.
 
-Why a rule of our own: pokerkit gives a split pot's whole remainder to the first winner; HE-7's decision hands odd chips out one at a time
-clockwise from left of the button. They differ when 3+ players split a pot with a remainder
-of 2 or more (and when pokerkit merges pots, see `he7_stacks`), so each pot is re-split
-among pokerkit's own winners with `split_evenly`, and the comparison with the engine stays
-exact for every hand.
+Why a rule of our own: pokerkit gives a split pot's whole remainder to the first winner,
+HE-7's decision hands odd chips out one at a time clockwise from left of the button. They
+differ when 3+ players split a pot with a remainder of 2 or more, and when pokerkit merges
+pots (see `he7_stacks`). So each pot is re-split among pokerkit's own winners with
+`split_evenly`, and the comparison with the engine stays exact for every hand.
 """
 
 from __future__ import annotations

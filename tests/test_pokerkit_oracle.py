@@ -5,8 +5,10 @@ replays that text with pokerkit's own `HandHistory` loader (so the files are rea
 strictly: pokerkit may not repair a history). Every hand must finish with exactly the
 engine's stacks once odd chips follow HE-7 (see `table_worker.oracle.he7_stacks`).
 
-The cases are short-stacked so all-ins, side pots and split pots come up often, and the mix
-is asserted, so a change to the bots or the engine that quietly thins it out fails here.
+The table cases are short-stacked so all-ins, side pots and split pots come up often, and
+the mix is asserted, so a change to the bots or the engine that quietly thins it out fails
+here. On top, 2,000 one-off hands with micro stacks, odd blinds and antes go all-in from the
+forced bets alone.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from table_worker.engine import Betting, Hand
-from table_worker.events import PotAwarded
+from table_worker.bots import make_bot
+from table_worker.engine import Betting, Hand, HandSetup
+from table_worker.events import Posted, PotAwarded
 from table_worker.oracle import replay_in_pokerkit_he7, replay_phhs
-from table_worker.phh import write_phhs
-from table_worker.session import TableConfig, play_table
+from table_worker.phh import phhs_text, write_phhs
+from table_worker.session import PlayedHand, TableConfig, blinds_for, play_table
 
 NL, FL = Betting.NO_LIMIT, Betting.FIXED_LIMIT
 RANDOM, STATION, STRENGTH = "random", "station", "strength"
@@ -133,6 +136,55 @@ def test_engine_matches_pokerkit_reading_our_phh(case: Case, tmp_path: Path) -> 
         # The normalisation is exercised, not dead code: some split leaves pokerkit's odd
         # chips elsewhere than HE-7 puts them.
         assert mix.he7_differs >= 1, mix
+
+
+def micro_stack_hands(rng: random.Random, count: int) -> list[PlayedHand]:
+    """Hands with stacks of a few chips to a few dozen big blinds, odd blinds and antes, so
+    players go all-in from the ante or a blind, or for less than a bet (HE-2, HE-4)."""
+    played = []
+    for number in range(1, count + 1):
+        seats = tuple(range(1, rng.choice((2, 3, 4, 6, 9, 10)) + 1))
+        small, big = rng.choice(((10, 20), (5, 10), (1, 2), (25, 50), (7, 15)))
+        stacks = tuple(rng.randint(1, rng.choice((3, 40)) * big) for _ in seats)
+        button = rng.choice(seats)
+        small_seat, big_seat = blinds_for(seats, button)
+        deck = list(range(52))
+        rng.shuffle(deck)
+        setup = HandSetup(
+            seats=seats,
+            stacks=stacks,
+            button=button,
+            small_blind_seat=small_seat,
+            big_blind_seat=big_seat,
+            small_blind=small,
+            big_blind=big,
+            ante=rng.choice((0, 0, 1, 3, 5, 10)),
+            betting=rng.choice((NL, FL)),
+        )
+        hand = Hand(setup, deck)
+        policies = (RANDOM, STATION, STRENGTH)
+        bots = {s: make_bot(rng.choice(policies), random.Random(rng.random())) for s in seats}
+        while (seat := hand.actor) is not None:
+            hand.act(seat, bots[seat].decide(hand, hand.legal_actions()))
+        played.append(PlayedHand(1, number, {s: f"p{s}" for s in seats}, hand))
+    return played
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_engine_matches_pokerkit_on_micro_stacks(seed: int) -> None:
+    played = micro_stack_hands(random.Random(seed), 1000)
+    forced_all_in = 0  # all-in from the ante or a blind alone
+    for hand_played, pokerkit in zip(played, replay_phhs(phhs_text(played)), strict=True):
+        hand = hand_played.hand
+        assert pokerkit.he7_stacks == _stacks_by_position(hand), pokerkit.history.actions
+        posted = {seat: 0 for seat in hand.seats}
+        for event in hand.events:
+            if isinstance(event, Posted):
+                posted[event.seat] += event.amount
+        starts = zip(hand.seats, hand.starting_stacks, strict=True)
+        forced_all_in += any(posted[seat] == start for seat, start in starts)
+    assert forced_all_in >= 200  # about 400 observed
 
 
 def test_replay_in_pokerkit_he7_of_one_hand() -> None:
