@@ -52,14 +52,14 @@ def tournament(
     )
 
 
-def field(n: int, **winner: int) -> tuple[TournamentResult, ...]:
+def field(n: int, *, wins: int | None = None, draws: int = 0) -> tuple[TournamentResult, ...]:
     """n results with no match points; the first three placed 1, 2, 3."""
     rows = [
         TournamentResult(player=f"p{k}", wins=0, place=k if k <= 3 else None)
         for k in range(1, n + 1)
     ]
-    if winner:
-        rows[0] = TournamentResult(player="p1", place=1, **winner)
+    if wins is not None:
+        rows[0] = TournamentResult(player="p1", place=1, wins=wins, draws=draws)
     return tuple(rows)
 
 

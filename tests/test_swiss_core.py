@@ -526,3 +526,9 @@ def test_poker_cut_match_chooser_takes_the_button_in_game_one() -> None:
     assert match.games[0].button_first == "y"
     if len(match.games) > 1:
         assert match.games[1].button_first == "x"
+
+
+def test_amend_refused_once_the_next_round_is_paired() -> None:
+    state = pair(report_all(pair(make_event(4))))
+    with pytest.raises(InvalidState, match="cannot be amended"):
+        report_results(state, 1, {1: B_WINS}, amend=True)

@@ -176,10 +176,11 @@ def _parse_games(value: object, where: str) -> tuple[int, int, int]:
         parts = list(value)
     else:
         raise InvalidInput(f'{where}: games must be like "2-1" or [2, 1], not {value!r}')
-    if len(parts) not in (2, 3) or not all(type(p) is int for p in parts):
+    counts = [p for p in parts if type(p) is int]
+    if len(parts) not in (2, 3) or len(counts) != len(parts):
         raise InvalidInput(f"{where}: games needs won-lost or won-lost-drawn, not {value!r}")
-    a, b, *drawn = parts
-    return a, b, (drawn[0] if drawn else 0)  # type: ignore[return-value]
+    a, b, *drawn = counts
+    return a, b, (drawn[0] if drawn else 0)
 
 
 def parse_results(text: str, round_: Round) -> dict[int, MatchResult]:

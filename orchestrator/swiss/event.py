@@ -176,7 +176,10 @@ def report_results(
         raise InvalidInput(f"there is no round {round_number} (rounds paired: {len(state.rounds)})")
     round_ = state.rounds[round_number - 1]
     if amend and round_number != len(state.rounds):
-        raise InvalidState(f"round {round_number + 1} is paired already: round is closed")
+        raise InvalidState(
+            f"round {round_number} cannot be amended: round {round_number + 1} was paired "
+            f"from its results"
+        )
     updated: dict[int, Pairing] = {}
     for table, result in results.items():
         pairing = round_.table(table)
@@ -187,7 +190,7 @@ def report_results(
         if pairing.result is not None and not amend:
             raise InvalidState(
                 f"table {table} of round {round_number} is already reported "
-                f"({pairing.result.score}); use amend to correct it"
+                f"({pairing.result.score}); use --amend to correct it"
             )
         if round_.stage is Stage.CUT:
             _check_cut_result(table, result)
