@@ -1,12 +1,108 @@
-"""Commands of `mtt` (filled in by the issue that builds them)."""
+"""`mtt run` and `mtt bench tournament`: argument parsing; the work is in `orchestrator.run`."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import secrets
+import sys
+from pathlib import Path
+
+from orchestrator.config import load_config
+from orchestrator.errors import ConfigError
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
+    return value
 
 
 def register(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
     bench: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> None:
-    """Add this module's commands to `mtt`."""
+    run = commands.add_parser(
+        "run",
+        help="run one whole tournament of bots on Ray",
+        description="Run one tournament with built-in bots to its winner: every table a Ray "
+        "actor, decks from the deck service, every decision in events.jsonl.",
+    )
+    run.add_argument("config", type=Path, help="the tournament's TOML file")
+    run.add_argument("--players", type=_positive, help="entries (default: the config's)")
+    run.add_argument("--seed", type=int, help="RNG seed (default: random, printed)")
+    run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
+    run.add_argument("--store", help="deck store URL (default: sqlite in the output folder)")
+    run.add_argument("--ray-address", help="an existing Ray cluster (default: local)")
+    run.set_defaults(handler=_run)
+
+    tournament = bench.add_parser(
+        "tournament",
+        help="a whole tournament's wall time, hands/s and report handling time",
+        description="Run a tournament of bots end to end and measure it.",
+    )
+    tournament.add_argument(
+        "--config", type=Path, default=Path("examples/freezeout-1000.toml"), help="TOML file"
+    )
+    tournament.add_argument("--players", type=_positive, default=1000, help="entries (1000)")
+    tournament.add_argument("--seed", type=int, default=1, help="RNG seed (1)")
+    tournament.add_argument("--out", type=Path, default=Path("out/bench-tournament"))
+    tournament.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    tournament.set_defaults(handler=_bench)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from orchestrator.run import ProgressLine, RunOptions, run_tournament
+
+    try:
+        config = load_config(args.config)
+        if args.players is not None:
+            config = config.with_players(args.players)
+    except ConfigError as exc:
+        print(f"mtt run: {exc}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    print(f"{config.name}: {config.players} players, seed {seed}, writing to {args.out}/")
+    options = RunOptions(out=args.out, seed=seed, store=args.store, ray_address=args.ray_address)
+    try:
+        summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
+    except KeyboardInterrupt:
+        print(f"\nstopped; the event log so far is in {args.out}/events.jsonl", file=sys.stderr)
+        return 130
+    results = summary.results
+    winner = results["places"][0]
+    print(
+        f"\n{winner['player']} wins {config.name} after {summary.hands} hands in "
+        f"{summary.seconds:.1f}s; prize pool {results['prize_pool']}; results in "
+        f"{args.out}/results.json"
+    )
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from orchestrator.run import RunOptions, run_tournament
+
+    config = load_config(args.config).with_players(args.players)
+    summary = run_tournament(config, RunOptions(out=args.out, seed=args.seed))
+    timings = sorted(summary.report_seconds)
+
+    def percentile(p: float) -> float:
+        return 1000 * timings[min(len(timings) - 1, int(p * len(timings)))] if timings else 0.0
+
+    report = {
+        "players": args.players,
+        "seconds": round(summary.seconds, 2),
+        "hands": summary.hands,
+        "hands_per_s": round(summary.hands / summary.seconds, 1),
+        "report_p50_ms": round(percentile(0.50), 3),
+        "report_p99_ms": round(percentile(0.99), 3),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:>14}  {value}")
+    return 0

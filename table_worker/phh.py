@@ -195,3 +195,9 @@ def phhs_text(played_hands: Iterable[PlayedHand]) -> str:
 def _section(number: int, played: PlayedHand) -> str:
     # A blank line ends each hand, so sections concatenate into a valid document.
     return f"[{number}]\n{hand_to_phh(played)}\n\n"
+
+
+def phhs_section(played: PlayedHand) -> str:
+    """One hand as a `.phhs` section numbered by its hand number, for appending to a table's
+    file as the hand ends."""
+    return _section(played.number, played)

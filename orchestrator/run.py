@@ -1,0 +1,177 @@
+"""`mtt run`: one whole tournament of bots on Ray, from config to results.
+
+The driver starts what the run needs (the deck service as a child process, local Ray on
+127.0.0.1), creates the orchestrator and one actor per table, shows progress, and writes
+results.json. All Ray calls on tables are made here and in `table_worker.actor`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from orchestrator.config import TournamentConfig
+
+__all__ = ["RunOptions", "RunSummary", "deck_service", "local_ray", "run_tournament"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOptions:
+    out: Path
+    seed: int
+    store: str | None = None  # the deck store; default: SQLite in the run's folder
+    ray_address: str | None = None
+    policies: tuple[str, ...] = ("strength", "random", "station")
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    results: dict[str, Any]
+    seconds: float
+    hands: int
+    report_seconds: list[float]
+
+
+@contextmanager
+def deck_service(store: str) -> Iterator[str]:
+    """The deck service as a child process on a free 127.0.0.1 port; yields its address."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "rng_service",
+            "rng",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--store",
+            store,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        if not line.startswith("deck service on "):
+            raise RuntimeError(f"the deck service did not start (it said {line!r})")
+        yield line.split()[3]
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@contextmanager
+def local_ray(address: str | None) -> Iterator[None]:
+    """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address."""
+    import ray  # the package's __init__ has already kept Ray on 127.0.0.1
+
+    if ray.is_initialized():
+        yield
+        return
+    ray.init(
+        address=address or "local",
+        include_dashboard=False,
+        logging_level=logging.WARNING,
+        log_to_driver=True,
+        configure_logging=True,
+    )
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def run_tournament(
+    config: TournamentConfig,
+    options: RunOptions,
+    *,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> RunSummary:
+    import ray
+
+    from orchestrator.actor import OrchestratorActor
+    from table_worker.actor import TableActor
+
+    out = options.out
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in ("events.jsonl", "results.json"):
+        (out / stale).unlink(missing_ok=True)
+    hands_dir = out / "hands"
+    if hands_dir.exists():
+        for old in hands_dir.glob("*.phhs"):
+            old.unlink()
+    store = options.store or f"sqlite:///{(out / 'decks.db').resolve()}"
+    players = [f"p{k:05d}" for k in range(1, config.players + 1)]
+    tournament_id = f"{config.name}-{options.seed}"
+    with deck_service(store) as deck_target, local_ray(options.ray_address):
+        started = time.time()
+        orchestrator = OrchestratorActor.remote(
+            config, players, tournament_id=tournament_id, seed=options.seed, out_dir=str(out)
+        )
+        directives = ray.get(orchestrator.first_hands.remote())
+        tables = {
+            d.table: TableActor.options(name=f"{tournament_id}-table-{d.table}").remote(
+                tournament_id=tournament_id,
+                table=d.table,
+                orchestrator=orchestrator,
+                deck_target=deck_target,
+                hands_dir=str(hands_dir),
+                policies=options.policies,
+                seed=options.seed,
+            )
+            for d in directives
+        }
+        runs = [tables[d.table].run.remote(d) for d in directives]
+        pending = list(runs)
+        while pending:
+            _, pending = ray.wait(pending, timeout=0.5, num_returns=len(pending))
+            if progress is not None:
+                progress(ray.get(orchestrator.status.remote()) | {"seconds": time.time() - started})
+        hands = sum(ray.get(runs))
+        seconds = time.time() - started
+        results = ray.get(orchestrator.results.remote(seconds))
+        report_seconds = ray.get(orchestrator.report_seconds.remote())
+        ray.get(orchestrator.close.remote())
+    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return RunSummary(results, seconds, hands, report_seconds)
+
+
+class ProgressLine:
+    """Players left, tables, level and blinds, hands/s, average and largest stack."""
+
+    def __init__(self, stream: TextIO, *, every: float = 1.0) -> None:
+        self._stream = stream
+        self._every = every
+        self._last = 0.0
+        self._tty = stream.isatty()
+
+    def __call__(self, status: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if now - self._last < (self._every if self._tty else 5 * self._every):
+            return
+        self._last = now
+        small, big, ante = status["blinds"]
+        seconds = max(status["seconds"], 1e-9)
+        line = (
+            f"{status['players_left']:>6}/{status['entries']} players  {status['tables']:>4} tables"
+            f"  level {status['level']} ({small}/{big}{f' ante {ante}' if ante else ''})"
+            f"  {status['hands']:>7} hands {status['hands'] / seconds:>6.0f}/s"
+            f"  avg {status['average_stack']:,}  max {status['largest_stack']:,}"
+            f"  {seconds:>5.0f}s"
+        )
+        self._stream.write(("\r" + line) if self._tty else line + "\n")
+        self._stream.flush()

@@ -1,0 +1,124 @@
+"""The table actor: one Ray actor per table, a thin shell around the hand engine.
+
+It deals exactly the hand the orchestrator describes (seats, stacks, button, blinds), takes a
+fresh deck from the deck service for every hand (validated by the client: a fouled deck is
+never dealt), lets the seats' bots act, appends the hand to its `.phhs` file, reports it and
+plays on with the directive it gets back, until told to close.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import ray
+
+from orchestrator.events import HandPlayer
+from orchestrator.tournament import HandReport, NextHand, TableDirective
+from rng_service.client import BlockingDeckClient
+from table_worker.bots import Bot, make_bot
+from table_worker.engine import Betting, Hand, HandSetup
+from table_worker.phh import phhs_section
+from table_worker.session import PlayedHand
+
+WAIT_SECONDS = 0.02  # a table short of players asks again this often
+
+
+class Table:
+    """The actor's body, kept free of Ray so it reads (and tests) as plain Python."""
+
+    def __init__(
+        self,
+        *,
+        tournament_id: str,
+        table: int,
+        orchestrator: Any,
+        deck_target: str,
+        hands_dir: str,
+        policies: tuple[str, ...],
+        seed: int,
+    ) -> None:
+        self.table = table
+        self._orchestrator = orchestrator
+        self._decks = BlockingDeckClient(
+            deck_target, tournament_id=tournament_id, table_id=str(table)
+        )
+        Path(hands_dir).mkdir(parents=True, exist_ok=True)
+        self._history = open(  # noqa: SIM115 - open for the actor's whole life
+            Path(hands_dir) / f"table-{table:04d}.phhs", "a", encoding="utf-8", newline="\n"
+        )
+        self._policies = policies
+        self._seed = seed
+        self._bots: dict[str, Bot] = {}
+        self.hands_played = 0
+
+    def run(self, directive: TableDirective) -> int:
+        """Play hands until the orchestrator closes the table; returns hands played."""
+        try:
+            while not directive.close:
+                if directive.next_hand is None:
+                    time.sleep(WAIT_SECONDS)
+                    directive = ray.get(self._orchestrator.poll.remote(self.table))
+                    continue
+                report = self.play(directive.next_hand)
+                directive = ray.get(self._orchestrator.hand_finished.remote(report))
+        finally:
+            self.close()
+        return self.hands_played
+
+    def play(self, spec: NextHand) -> HandReport:
+        served = self._decks.next_deck()
+        hand = Hand(
+            HandSetup(
+                seats=tuple(seat for seat, _, _ in spec.seats),
+                stacks=tuple(stack for _, _, stack in spec.seats),
+                button=spec.blinds.button,
+                small_blind_seat=spec.blinds.small_blind,
+                big_blind_seat=spec.blinds.big_blind,
+                small_blind=spec.small_blind,
+                big_blind=spec.big_blind,
+                ante=spec.ante,
+                betting=Betting(spec.betting),
+            ),
+            served.cards,
+        )
+        names = {seat: player for seat, player, _ in spec.seats}
+        bots = {seat: self._bot(player) for seat, player in names.items()}
+        while (seat := hand.actor) is not None:
+            hand.act(seat, bots[seat].decide(hand, hand.legal_actions()))
+        self._history.write(phhs_section(PlayedHand(self.table, spec.hand, names, hand)))
+        self._history.flush()
+        self.hands_played += 1
+        finishing = hand.finishing_stacks()
+        return HandReport(
+            table=self.table,
+            hand=spec.hand,
+            button=spec.blinds.button,
+            players=tuple(
+                HandPlayer(player, seat, stack, finishing[seat])
+                for seat, player, stack in spec.seats
+            ),
+        )
+
+    def _bot(self, player: str) -> Bot:
+        bot = self._bots.get(player)
+        if bot is None:
+            policy = self._policies[hash_index(player, len(self._policies))]
+            bot = self._bots[player] = make_bot(policy, random.Random(f"{self._seed}:{player}"))
+        return bot
+
+    def close(self) -> None:
+        if not self._history.closed:
+            self._history.close()
+            self._decks.close()
+
+
+def hash_index(name: str, size: int) -> int:
+    """A stable index from a name (Python's own hash() changes between processes)."""
+    return sum(name.encode()) % size
+
+
+# Typed as Any: Ray's decorator hides the class behind its own proxy type.
+TableActor: Any = ray.remote(num_cpus=0, max_restarts=0)(Table)
