@@ -29,9 +29,8 @@ import grpc
 
 from rng_service._proto import deck_pb2, deck_pb2_grpc
 from rng_service.commit import verify_commitment
-from rng_service.dealer import ServedDeck
+from rng_service.deck import ServedDeck, is_deck
 from rng_service.errors import DeckServiceError, DeckServiceUnavailable
-from rng_service.shuffle import is_deck
 
 __all__ = ["BlockingDeckClient", "DeckClient"]
 

@@ -10,18 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rng_service.commit import SALT_BYTES, commitment, deck_digest
-from rng_service.shuffle import DECK_SIZE, RandomBytes, shuffle_decks
+from rng_service.deck import DECK_SIZE, ServedDeck
+from rng_service.shuffle import RandomBytes, shuffle_decks
 from rng_service.store import DeckStore
 
 __all__ = ["Dealer", "Draw", "ServedDeck"]
-
-
-@dataclass(frozen=True, slots=True)
-class ServedDeck:
-    cards: bytes  # 52 card codes in dealing order
-    serial: int  # position in the used-deck store
-    commitment: bytes  # SHA-256(salt || cards)
-    salt: bytes  # revealed after the hand
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,16 +34,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from rng_service.deck import DECK_SIZE
+
 __all__ = [
     "DECK_SIZE",
     "RandomBytes",
     "ShuffleResult",
     "expected_bytes_per_deck",
-    "is_deck",
     "shuffle_decks",
 ]
 
-DECK_SIZE = 52
 Decks = npt.NDArray[np.uint8]
 
 # (range size m, acceptance limit): position i = m - 1 swaps with a draw from 0..m-1.
@@ -88,11 +88,6 @@ def shuffle_decks(count: int, randbytes: Callable[[int], bytes]) -> ShuffleResul
         decks[rows, j] = decks[:, i]
         decks[:, i] = swapped
     return ShuffleResult(decks=decks, random_bytes=used)
-
-
-def is_deck(cards: bytes) -> bool:
-    """True when `cards` is 52 distinct codes 0..51 (what a table checks before dealing)."""
-    return len(cards) == DECK_SIZE and set(cards) == set(range(DECK_SIZE))
 
 
 class RandomBytes:

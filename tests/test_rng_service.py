@@ -20,9 +20,9 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from rng_service._proto import deck_pb2, deck_pb2_grpc
 from rng_service.client import BlockingDeckClient, DeckClient
 from rng_service.commit import deck_digest, verify_commitment
+from rng_service.deck import is_deck
 from rng_service.errors import DeckServiceError, DeckServiceUnavailable
 from rng_service.server import DeckServer
-from rng_service.shuffle import is_deck
 from rng_service.store import open_store
 from rng_service.store.redis_store import BUCKET_BYTES, bucket_key
 

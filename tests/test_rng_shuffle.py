@@ -21,10 +21,10 @@ from rng_service.commit import (
     deck_text,
     verify_commitment,
 )
+from rng_service.deck import is_deck
 from rng_service.shuffle import (
     RandomBytes,
     expected_bytes_per_deck,
-    is_deck,
     shuffle_decks,
 )
 
