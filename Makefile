@@ -1,4 +1,5 @@
-# Quick start: `make demo` plays bots on this machine; `make test` runs the whole suite.
+# Quick start: `make demo` runs a tournament of bots on this machine; `make test` lints and
+# runs the whole suite.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -19,13 +20,13 @@ $(STAMP): pyproject.toml
 	touch $@
 
 demo: setup
-	$(VENV)/bin/mtt play --hands 12 --players 6 --seed 7 --out out/demo.phhs --show
+	$(VENV)/bin/mtt run examples/freezeout-1000.toml --out out/demo
 
 # Servers the tests start themselves (redis-server) come from the OS packages.
 system:
 	@command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 
-test: setup system
+test: lint system
 	$(PY) -m pytest -n 2
 
 lint: setup

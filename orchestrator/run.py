@@ -72,6 +72,9 @@ def deck_service(store: str) -> Iterator[str]:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 @contextmanager

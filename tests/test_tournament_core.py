@@ -4,12 +4,12 @@ order, the core decides, and the event log it produces keeps every invariant."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tournament_checks import check_log
 
 from orchestrator.config import TournamentConfig, parse_config
 from orchestrator.errors import ReportError
@@ -101,54 +101,6 @@ def run(cfg: TournamentConfig, seed: int) -> tuple[Tournament, list[dict[str, An
         assert step.directive is not None
         ready[table] = step.directive
     return tournament, log
-
-
-def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
-    entries = cfg.players
-    kinds = Counter(e["type"] for e in log)
-    assert kinds["tournament_started"] == 1 and kinds["tournament_finished"] == 1
-    assert kinds["final_table"] == 1
-    # every player placed exactly once, places 1..N unique (ELIM-1)
-    places = {e["player"]: e["place"] for e in log if e["type"] == "player_eliminated"}
-    winner = next(e["winner"] for e in log if e["type"] == "tournament_finished")
-    assert kinds["player_eliminated"] == entries - 1 == len(places)
-    assert sorted([*places.values(), 1]) == list(range(1, entries + 1))
-    assert winner not in places
-    # chips conserved in every hand and across the tournament
-    total = entries * cfg.starting_stack
-    stacks: dict[str, int] = {}
-    seen_hands: set[tuple[int, int]] = set()
-    for e in log:
-        if e["type"] == "hand_finished":
-            key = (e["table"], e["hand"])
-            assert key not in seen_hands
-            seen_hands.add(key)
-            assert sum(p["start"] for p in e["players"]) == sum(p["end"] for p in e["players"])
-            for p in e["players"]:
-                stacks[p["player"]] = p["end"]
-        elif "cause" in e:
-            assert log[e["cause"] - 1]["type"] == "hand_finished"
-            assert e["cause"] < e["seq"]
-    assert sum(stacks.values()) == total
-    assert stacks[winner] == total
-    # a player is in exactly one place at any time: seated, moved, then never seen again after
-    # elimination
-    where: dict[str, int] = {}
-    out: set[str] = set()
-    for e in log:
-        if e["type"] == "player_seated":
-            assert e["player"] not in where
-            where[e["player"]] = e["table"]
-        elif e["type"] == "player_moved":
-            assert where[e["player"]] == e["from_table"] and e["player"] not in out
-            where[e["player"]] = e["to_table"]
-        elif e["type"] == "hand_finished":
-            for p in e["players"]:
-                assert where[p["player"]] == e["table"] and p["player"] not in out
-        elif e["type"] == "player_eliminated":
-            out.add(e["player"])
-    prizes = [e["amount"] for e in log if e["type"] == "prize_awarded"]
-    assert sum(prizes) == entries * cfg.buy_in
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,100 @@
+"""End to end on real Ray: `mtt run` plays whole tournaments with one actor per table, decks
+from the real deck service, and leaves files that keep every contract."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tournament_checks import check_log
+
+from orchestrator.config import load_config, parse_config
+from orchestrator.run import RunOptions, run_tournament
+from table_worker.oracle import replay_phhs
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def read_events(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+
+
+def check_hands_replay_in_pokerkit(out: Path, expected_hands: int) -> None:
+    replayed = 0
+    for path in sorted((out / "hands").glob("*.phhs")):
+        for hand in replay_phhs(path.read_text()):
+            assert list(hand.he7_stacks) == list(hand.history.finishing_stacks)
+            replayed += 1
+    assert replayed == expected_hands
+
+
+def test_a_multi_table_tournament_runs_to_one_winner_on_ray(tmp_path: Path) -> None:
+    config = parse_config(
+        {
+            "tournament": {
+                "name": "ray-e2e",
+                "players": 26,
+                "max_per_table": 6,
+                "starting_stack": 1500,
+                "buy_in": 1000,
+            },
+            "levels": {"unit": "hands", "length": 4, "blinds": [[10, 20], [25, 50], [50, 100]]},
+        }
+    )
+    summary = run_tournament(config, RunOptions(out=tmp_path, seed=11))
+    events = read_events(tmp_path)
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    check_log(config, events)
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["players"] == 26 and results["prize_pool"] == 26_000
+    assert [p["place"] for p in results["places"]] == list(range(1, 27))
+    assert sum(p["prize"] for p in results["places"]) == 26_000
+    assert results["hands"] == summary.hands == sum(e["type"] == "hand_finished" for e in events)
+    assert any(e["type"] == "player_moved" for e in events)
+    assert sum(e["type"] == "table_closed" for e in events) == 4  # 5 tables down to the final
+    check_hands_replay_in_pokerkit(tmp_path, summary.hands)
+
+
+def test_mtt_run_command_from_an_example(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orchestrator.cli",
+            "run",
+            str(ROOT / "examples/single-table-9.toml"),
+            "--seed",
+            "5",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "wins single-table-9" in done.stdout
+    config = load_config(ROOT / "examples/single-table-9.toml")
+    check_log(config, read_events(tmp_path))
+    results = json.loads((tmp_path / "results.json").read_text())
+    check_hands_replay_in_pokerkit(tmp_path, results["hands"])
+
+
+def test_mtt_run_refuses_a_bad_config_clearly(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[tournament]\nmax_per_table = 12\n[levels]\nblinds = [[1, 2]]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli", "run", str(bad), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "max_per_table must be 2..10, not 12" in done.stderr
