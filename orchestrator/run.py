@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+import psutil
+
 from orchestrator.config import TournamentConfig
 
 __all__ = ["RunOptions", "RunSummary", "deck_service", "local_ray", "run_tournament"]
@@ -37,7 +39,8 @@ class RunSummary:
     results: dict[str, Any]
     seconds: float
     hands: int
-    report_seconds: list[float]
+    report_seconds: list[tuple[float, float]]  # (wall, CPU) per hand report
+    peak_memory_mb: float  # the most memory the run's processes held at once (system-wide)
 
 
 @contextmanager
@@ -120,6 +123,8 @@ def run_tournament(
     store = options.store or f"sqlite:///{(out / 'decks.db').resolve()}"
     players = [f"p{k:05d}" for k in range(1, config.players + 1)]
     tournament_id = f"{config.name}-{options.seed}"
+    baseline = psutil.virtual_memory().used
+    peak = baseline
     with deck_service(store) as deck_target, local_ray(options.ray_address):
         started = time.time()
         orchestrator = OrchestratorActor.remote(
@@ -139,18 +144,22 @@ def run_tournament(
             for d in directives
         }
         runs = [tables[d.table].run.remote(d) for d in directives]
-        pending = list(runs)
+        pending, seen = list(runs), 0
         while pending:
             _, pending = ray.wait(pending, timeout=0.5, num_returns=len(pending))
+            peak = max(peak, psutil.virtual_memory().used)
             if progress is not None:
-                progress(ray.get(orchestrator.status.remote()) | {"seconds": time.time() - started})
+                events = ray.get(orchestrator.events_since.remote(seen))
+                seen = events[-1]["seq"] if events else seen
+                status = ray.get(orchestrator.status.remote())
+                progress(status | {"seconds": time.time() - started, "events": events})
         hands = sum(ray.get(runs))
         seconds = time.time() - started
         results = ray.get(orchestrator.results.remote(seconds))
         report_seconds = ray.get(orchestrator.report_seconds.remote())
         ray.get(orchestrator.close.remote())
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    return RunSummary(results, seconds, hands, report_seconds)
+    return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
 
 
 class ProgressLine:
@@ -164,6 +173,8 @@ class ProgressLine:
 
     def __call__(self, status: dict[str, Any]) -> None:
         now = time.monotonic()
+        if any(e["type"] == "final_table" for e in status.get("events", ())):
+            self._last = 0.0
         if now - self._last < (self._every if self._tty else 5 * self._every):
             return
         self._last = now
@@ -176,5 +187,10 @@ class ProgressLine:
             f"  avg {status['average_stack']:,}  max {status['largest_stack']:,}"
             f"  {seconds:>5.0f}s"
         )
+        for event in status.get("events", ()):
+            if event["type"] == "final_table":
+                self._stream.write(
+                    f"\nfinal table {event['table']}: {', '.join(event['players'])}\n"
+                )
         self._stream.write(("\r" + line) if self._tty else line + "\n")
         self._stream.flush()

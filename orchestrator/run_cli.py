@@ -86,19 +86,25 @@ def _bench(args: argparse.Namespace) -> int:
 
     config = load_config(args.config).with_players(args.players)
     summary = run_tournament(config, RunOptions(out=args.out, seed=args.seed))
-    timings = sorted(summary.report_seconds)
+    wall = sorted(w for w, _ in summary.report_seconds)
+    cpu = sorted(c for _, c in summary.report_seconds)
 
-    def percentile(p: float) -> float:
-        return 1000 * timings[min(len(timings) - 1, int(p * len(timings)))] if timings else 0.0
+    def ms(values: list[float], p: float) -> float:
+        return (
+            round(1000 * values[min(len(values) - 1, int(p * len(values)))], 3) if values else 0.0
+        )
 
     report = {
         "players": args.players,
         "seconds": round(summary.seconds, 2),
         "hands": summary.hands,
         "hands_per_s": round(summary.hands / summary.seconds, 1),
-        "report_p50_ms": round(percentile(0.50), 3),
-        "report_p99_ms": round(percentile(0.99), 3),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "report_p50_ms": ms(wall, 0.50),
+        "report_p99_ms": ms(wall, 0.99),
+        "report_cpu_p50_ms": ms(cpu, 0.50),
+        "report_cpu_p99_ms": ms(cpu, 0.99),
+        "peak_rss_mb": round(summary.peak_memory_mb, 1),
+        "driver_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
     if args.json:
         print(json.dumps(report))
