@@ -221,7 +221,8 @@ class Hand:
         self._post_forced_bets()
         for i in range(n):
             self.events.append(HoleDealt(seat=self.seats[i], cards=self.hole[i]))
-        self._begin_street()
+        if not self._begin_street():
+            self._end_street()
 
     # --- public queries -----------------------------------------------------------------
 
@@ -473,8 +474,8 @@ class Hand:
         biggest = max(posters, key=lambda i: (bet[i], i))
         self._opener = (biggest + 1) % self._n
 
-    def _begin_street(self) -> None:
-        """Seat the street's actors; a street where nobody can act is dealt straight out."""
+    def _begin_street(self) -> bool:
+        """Seat the street's actors; False when nobody acts (the street is dealt straight out)."""
         n, stack, bet, folded = self._n, self._stack, self._bet, self._folded
         totals = sorted(stack[i] + bet[i] for i in range(n) if not folded[i])
         second = totals[-2]
@@ -488,8 +489,7 @@ class Hand:
             if acts and first is None:
                 first = i
         self.actor_position = first
-        if first is None:
-            self._end_street()
+        return first is not None
 
     def _advance(self, i: int) -> None:
         if self._active == 1:
@@ -505,6 +505,9 @@ class Hand:
         self._end_street()
 
     def _end_street(self) -> None:
+        # HE-6: the last aggressor shows first; streets run out without betting keep the one
+        # whose bet was called before them.
+        aggressor = self._last_aggressor
         while True:
             if self.street is Street.RIVER:
                 self._finish()
@@ -526,9 +529,9 @@ class Hand:
             self._opener = 0
             if self._fixed and self.street is Street.TURN:
                 self._street_minimum = 2 * self.setup.big_blind  # HE-5: the big bet
-            self._begin_street()
-            if self.actor_position is not None or self.street is Street.OVER:
+            if self._begin_street():
                 return
+            self._last_aggressor = aggressor
 
     def _finish(self) -> None:
         """HE-6/HE-7: return the uncalled bet, show down in order, award every pot."""

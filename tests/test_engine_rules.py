@@ -433,3 +433,13 @@ def test_random_legal_play_conserves_chips_and_refuses_outside_the_range(
     assert all(chips >= 0 for chips in finishing.values())
     awarded = sum(e.amount for e in hand.events if isinstance(e, PotAwarded))
     assert awarded == sum(hand.total_committed(seat) for seat in hand.seats)
+
+
+def test_he6_after_an_allin_runout_the_called_aggressor_shows_first() -> None:
+    deck = stacked_deck(["2c7h", "AsAd", "KsKd"], "QhJh9c4d3s")
+    hand = Hand(setup([1000] * 3, button=3), deck)
+    hand.bet_or_raise(3, 1000)  # the button shoves pre-flop
+    hand.check_or_call(1)
+    hand.check_or_call(2)
+    shown = [e.seat for e in hand.events if isinstance(e, Showed)]
+    assert shown == [3, 1, 2]  # every hand tabled, the aggressor's first
