@@ -2,14 +2,18 @@
 
 Every call runs to completion before the next (no awaits inside), so the core sees reports
 one at a time in the order recorded; each step's events are written to the log before the
-directive goes back to the table (write-ahead).
+directive goes back to the table (write-ahead). It creates a table actor for every table the
+core opens (at the start, and later for a shoot-out's next phase) and closes none by force:
+a table ends its own loop when its directive says close.
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +21,18 @@ import ray
 
 from orchestrator.config import TournamentConfig
 from orchestrator.eventlog import EventLog
+from orchestrator.events import Event, TableOpened
 from orchestrator.tournament import HandReport, TableDirective, Tournament
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableSettings:
+    """What every table actor of this run is created with."""
+
+    deck_target: str
+    hands_dir: str
+    policies: tuple[str, ...]
+    seed: int
 
 
 class Orchestrator:
@@ -29,7 +44,11 @@ class Orchestrator:
         tournament_id: str,
         seed: int,
         out_dir: str,
+        tables: TableSettings,
     ) -> None:
+        self._tournament_id = tournament_id
+        self._settings = tables
+        self._runs: dict[int, Any] = {}  # table -> ObjectRef of its run loop
         self._rng = random.Random(seed)
         self._log = EventLog(Path(out_dir) / "events.jsonl")
         now = time.time()
@@ -40,14 +59,48 @@ class Orchestrator:
         # Wall and CPU time per report, bounded so nothing grows per hand.
         self._report_seconds: deque[tuple[float, float]] = deque(maxlen=100_000)
 
-    async def first_hands(self) -> list[TableDirective]:
-        return self._tournament.first_hands()
+    async def start(self, handle: Any) -> int:
+        """Create the opening tables' actors and set them playing; returns how many."""
+        self._self = handle
+        for directive in self._tournament.first_hands():
+            self._open_table(directive)
+        return len(self._runs)
+
+    def _open_table(self, directive: TableDirective) -> None:
+        from table_worker.actor import TableActor  # the table module loads in table processes
+
+        settings = self._settings
+        actor = TableActor.options(name=f"{self._tournament_id}-table-{directive.table}").remote(
+            tournament_id=self._tournament_id,
+            table=directive.table,
+            orchestrator=self._self,
+            deck_target=settings.deck_target,
+            hands_dir=settings.hands_dir,
+            policies=settings.policies,
+            seed=settings.seed,
+        )
+        self._runs[directive.table] = actor.run.remote(directive)
+
+    def _record(self, events: list[Event], now: float) -> None:
+        self._log.append(events, ts=now)  # write-ahead: before anything is carried out
+        for event in events:
+            if isinstance(event, TableOpened) and event.table not in self._runs:
+                self._open_table(self._tournament.opening_directive(event.table))
+
+    async def hands_played(self) -> int:
+        """Wait for every table's loop to end (tables opened meanwhile included); the hands
+        they played in all."""
+        while True:
+            runs = list(self._runs.values())
+            played = await asyncio.gather(*runs)
+            if len(runs) == len(self._runs):
+                return sum(played)
 
     async def hand_finished(self, report: HandReport) -> TableDirective:
         started, cpu_started = time.perf_counter(), time.thread_time()
         now = time.time()
         step = self._tournament.hand_finished(report, now=now, rng=self._rng)
-        self._log.append(step.events, ts=now)
+        self._record(step.events, now)
         self._report_seconds.append(
             (time.perf_counter() - started, time.thread_time() - cpu_started)
         )
@@ -57,7 +110,7 @@ class Orchestrator:
     async def poll(self, table: int) -> TableDirective:
         now = time.time()
         step = self._tournament.poll(table, rng=self._rng)
-        self._log.append(step.events, ts=now)
+        self._record(step.events, now)
         assert step.directive is not None
         return step.directive
 

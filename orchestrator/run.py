@@ -109,8 +109,7 @@ def run_tournament(
 ) -> RunSummary:
     import ray
 
-    from orchestrator.actor import OrchestratorActor
-    from table_worker.actor import TableActor
+    from orchestrator.actor import OrchestratorActor, TableSettings
 
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
@@ -127,33 +126,31 @@ def run_tournament(
     peak = baseline
     with deck_service(store) as deck_target, local_ray(options.ray_address):
         started = time.time()
-        orchestrator = OrchestratorActor.remote(
-            config, players, tournament_id=tournament_id, seed=options.seed, out_dir=str(out)
+        settings = TableSettings(
+            deck_target=deck_target,
+            hands_dir=str(hands_dir),
+            policies=options.policies,
+            seed=options.seed,
         )
-        directives = ray.get(orchestrator.first_hands.remote())
-        tables = {
-            d.table: TableActor.options(name=f"{tournament_id}-table-{d.table}").remote(
-                tournament_id=tournament_id,
-                table=d.table,
-                orchestrator=orchestrator,
-                deck_target=deck_target,
-                hands_dir=str(hands_dir),
-                policies=options.policies,
-                seed=options.seed,
-            )
-            for d in directives
-        }
-        runs = [tables[d.table].run.remote(d) for d in directives]
-        pending, seen = list(runs), 0
-        while pending:
-            _, pending = ray.wait(pending, timeout=0.5, num_returns=len(pending))
+        orchestrator = OrchestratorActor.options(name=f"{tournament_id}-orchestrator").remote(
+            config,
+            players,
+            tournament_id=tournament_id,
+            seed=options.seed,
+            out_dir=str(out),
+            tables=settings,
+        )
+        ray.get(orchestrator.start.remote(orchestrator))
+        done = orchestrator.hands_played.remote()
+        seen = 0
+        while not ray.wait([done], timeout=0.5)[0]:
             peak = max(peak, psutil.virtual_memory().used)
             if progress is not None:
                 events = ray.get(orchestrator.events_since.remote(seen))
                 seen = events[-1]["seq"] if events else seen
                 status = ray.get(orchestrator.status.remote())
                 progress(status | {"seconds": time.time() - started, "events": events})
-        hands = sum(ray.get(runs))
+        hands = ray.get(done)
         seconds = time.time() - started
         results = ray.get(orchestrator.results.remote(seconds))
         report_seconds = ray.get(orchestrator.report_seconds.remote())

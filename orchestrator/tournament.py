@@ -196,7 +196,12 @@ class Tournament:
 
     def first_hands(self) -> list[TableDirective]:
         """The opening directive of every table."""
-        return [self._directive(table) for table in sorted(self.tables)]
+        return [self.opening_directive(table) for table in sorted(self.tables)]
+
+    def opening_directive(self, table: int) -> TableDirective:
+        """A newly opened table's first directive."""
+        self._require_table(table)
+        return self._directive(table)
 
     def poll(self, table: int, *, rng: random.Random) -> Step:
         """A table short of players asks again. Players may have been moved in since; if not,
