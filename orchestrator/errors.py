@@ -7,17 +7,48 @@ Hierarchy::
     │                                  impossible values (orchestrator.config)
     ├── ReportError                    a table's hand report that does not match the hand it
     │                                  was dealt, or comes from a table that is not open
-    └── FloorError                     the table floor refused a request (orchestrator.floor);
-        │                              the floor's state is unchanged when it is raised
-        ├── InvalidSeatingError        impossible seating: bad max_per_table, duplicate or too
-        │                              few players, a seat outside 1..max_per_table
-        ├── UnknownTableError          a table that was never opened or is already closed
-        ├── UnknownPlayerError         a player who was never seated (also a LookupError)
-        ├── PlayerEliminatedError      a player already eliminated, e.g. eliminated twice
-        │                              (also a LookupError)
-        └── InvalidReportError         a hand report that cannot be true: a player who is not
-                                       at that table, a big blind seat outside the table,
-                                       every player of the table eliminated in one hand
+    ├── FloorError                     the table floor refused a request (orchestrator.floor);
+    │   │                              the floor's state is unchanged when it is raised
+    │   ├── InvalidSeatingError        impossible seating: bad max_per_table, duplicate or too
+    │   │                              few players, a seat outside 1..max_per_table
+    │   ├── UnknownTableError          a table that was never opened or is already closed
+    │   ├── UnknownPlayerError         a player who was never seated (also a LookupError)
+    │   ├── PlayerEliminatedError      a player already eliminated, e.g. eliminated twice
+    │   │                              (also a LookupError)
+    │   └── InvalidReportError         a hand report that cannot be true: a player who is not
+    │                                  at that table, a big blind seat outside the table,
+    │                                  every player of the table eliminated in one hand
+    ├── LedgerError                    the money ledger refused a posting (orchestrator.ledger);
+    │   │                              no balance changed and nothing was recorded
+    │   ├── InvalidAmountError         a negative amount, or a percentage outside 0..100%
+    │   │                              (also a ValueError)
+    │   ├── UnknownAccountError        an account that was never opened (also a LookupError)
+    │   ├── InsufficientFundsError     the posting would overdraw an account: a player, the
+    │   │                              prize pool or the operator's commission
+    │   ├── NoEntryError               a refund or roll-forward for a player with no entry paid
+    │   │                              and not yet settled
+    │   └── LedgerInvariantError       `Ledger.check()` found the books out of balance (a bug)
+    ├── RegistrationError              registration refused a command (orchestrator.registration);
+    │   │                              registration and ledger are unchanged
+    │   ├── RegistrationStateError     an illegal state transition (start a cancelled event),
+    │   │                              or starting with fewer than the minimum entries
+    │   ├── RegistrationClosedError    registering when registration is not open (announced,
+    │   │                              past the late registration level, finished, cancelled)
+    │   ├── TournamentFullError        registering when `max_entries` are taken
+    │   ├── AlreadyRegisteredError     registering twice (a player still in)
+    │   ├── NotRegisteredError         unregistering a player who holds no entry
+    │   ├── UnregisterClosedError      unregistering after the start (REG-2)
+    │   ├── ReentryError               a re-entry not allowed: limit reached (also a closed
+    │   │                              window, see RegistrationClosedError)
+    │   ├── SkillRangeError            a ranking outside the tournament's range (SKILL-2)
+    │   └── UnknownEntrantError        a player the room does not know: no ranking or no
+    │                                  account (also a LookupError)
+    └── SanctionError                  a judge's sanction refused (orchestrator.sanctions);
+        │                              the sanction book is unchanged
+        ├── InvalidSanctionError       no judge or reason, a bad penalty, a rescission not by
+        │                              the head judge or of a sanction that cannot be rescinded
+        ├── NotInPlayError             a player who is not in the tournament (also a LookupError)
+        └── AlreadyDisqualifiedError   a player already disqualified (SAN-1)
 
 Domain errors (a report that breaks the rules) live here; infrastructure errors (a store
 down) get their own branch when the shells add them, translated with ``raise ... from exc``.
@@ -26,15 +57,35 @@ down) get their own branch when the shells add them, translated with ``raise ...
 from __future__ import annotations
 
 __all__ = [
+    "AlreadyDisqualifiedError",
+    "AlreadyRegisteredError",
     "ConfigError",
     "FloorError",
+    "InsufficientFundsError",
+    "InvalidAmountError",
     "InvalidReportError",
+    "InvalidSanctionError",
     "InvalidSeatingError",
+    "LedgerError",
+    "LedgerInvariantError",
+    "NoEntryError",
+    "NotInPlayError",
+    "NotRegisteredError",
     "OrchestratorError",
     "PlayerEliminatedError",
+    "ReentryError",
+    "RegistrationClosedError",
+    "RegistrationError",
+    "RegistrationStateError",
     "ReportError",
+    "SanctionError",
+    "SkillRangeError",
+    "TournamentFullError",
+    "UnknownAccountError",
+    "UnknownEntrantError",
     "UnknownPlayerError",
     "UnknownTableError",
+    "UnregisterClosedError",
 ]
 
 
@@ -72,3 +123,83 @@ class ConfigError(OrchestratorError, ValueError):
 
 class ReportError(OrchestratorError):
     """A hand report the core refuses; the tournament state is unchanged."""
+
+
+class LedgerError(OrchestratorError):
+    """The ledger refused a posting; no balance changed and nothing was recorded."""
+
+
+class InvalidAmountError(LedgerError, ValueError):
+    """A negative amount of cents, or a percentage outside 0..100%."""
+
+
+class UnknownAccountError(LedgerError, LookupError):
+    """An account that was never opened in this ledger."""
+
+
+class InsufficientFundsError(LedgerError):
+    """The posting would take an account below zero (a player, the pool, the operator)."""
+
+
+class NoEntryError(LedgerError):
+    """A refund or roll-forward for a player who holds no paid, unsettled entry."""
+
+
+class LedgerInvariantError(LedgerError):
+    """The books do not balance: a bug, never a user's mistake."""
+
+
+class RegistrationError(OrchestratorError):
+    """Registration refused a command; registration and ledger are unchanged."""
+
+
+class RegistrationStateError(RegistrationError):
+    """A transition the registration state machine does not allow now."""
+
+
+class RegistrationClosedError(RegistrationError):
+    """Registration (or re-entry) is not open now (REG-1)."""
+
+
+class TournamentFullError(RegistrationError):
+    """Every one of the tournament's `max_entries` is taken."""
+
+
+class AlreadyRegisteredError(RegistrationError):
+    """The player already holds an entry that is still in play."""
+
+
+class NotRegisteredError(RegistrationError):
+    """The player holds no entry to unregister."""
+
+
+class UnregisterClosedError(RegistrationError):
+    """Unregistering is allowed only before the start (REG-2)."""
+
+
+class ReentryError(RegistrationError):
+    """A re-entry the tournament's rules do not allow (limit reached)."""
+
+
+class SkillRangeError(RegistrationError):
+    """The player's ranking is outside the tournament's admitted range (SKILL-2)."""
+
+
+class UnknownEntrantError(RegistrationError, LookupError):
+    """A player the room does not know: no ranking record or no ledger account."""
+
+
+class SanctionError(OrchestratorError):
+    """A judge's sanction was refused; the sanction book is unchanged."""
+
+
+class InvalidSanctionError(SanctionError):
+    """A sanction without judge or reason, a bad penalty, or a rescission that is not allowed."""
+
+
+class NotInPlayError(SanctionError, LookupError):
+    """The sanctioned player is not in the tournament."""
+
+
+class AlreadyDisqualifiedError(SanctionError):
+    """The player is already disqualified (SAN-1)."""
