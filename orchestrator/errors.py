@@ -23,6 +23,7 @@ Hierarchy::
     │   ├── InvalidAmountError         a negative amount, or a percentage outside 0..100%
     │   │                              (also a ValueError)
     │   ├── UnknownAccountError        an account that was never opened (also a LookupError)
+    │   ├── AccountExistsError         opening an account twice
     │   ├── InsufficientFundsError     the posting would overdraw an account: a player, the
     │   │                              prize pool or the operator's commission
     │   ├── NoEntryError               a refund or roll-forward for a player with no entry paid
@@ -57,6 +58,7 @@ down) get their own branch when the shells add them, translated with ``raise ...
 from __future__ import annotations
 
 __all__ = [
+    "AccountExistsError",
     "AlreadyDisqualifiedError",
     "AlreadyRegisteredError",
     "ConfigError",
@@ -135,6 +137,10 @@ class InvalidAmountError(LedgerError, ValueError):
 
 class UnknownAccountError(LedgerError, LookupError):
     """An account that was never opened in this ledger."""
+
+
+class AccountExistsError(LedgerError):
+    """The player's account is already open in this ledger."""
 
 
 class InsufficientFundsError(LedgerError):
