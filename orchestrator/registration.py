@@ -283,6 +283,7 @@ class RegistrationSnapshot:
     late_open: bool
     registrants: tuple[Registrant, ...]
     paid_places: tuple[tuple[int, str], ...]
+    barred: tuple[str, ...]
     ledger: LedgerSnapshot
 
 
@@ -293,6 +294,7 @@ class _Book:
     late_open: bool = False
     registrants: dict[str, Registrant] = field(default_factory=dict)
     paid_places: dict[int, str] = field(default_factory=dict)
+    barred: set[str] = field(default_factory=set)  # disqualified: no re-entry
 
 
 class Registration:
@@ -343,6 +345,7 @@ class Registration:
             late_open=book.late_open,
             registrants=tuple(book.registrants.values()),
             paid_places=tuple(sorted(book.paid_places.items())),
+            barred=tuple(sorted(book.barred)),
             ledger=self.ledger.snapshot(),
         )
 
@@ -445,6 +448,8 @@ class Registration:
         registrant = self._book.registrants.get(player)
         if registrant is not None and registrant.in_play:
             raise AlreadyRegisteredError(f"{player} is already registered")
+        if player in self._book.barred:
+            raise ReentryError(f"SAN-1: {player} was disqualified and may not re-enter")
         if registrant is not None and registrant.entries > self.rules.reentries:
             raise ReentryError(
                 f"{player} has used {registrant.entries - 1} of {self.rules.reentries} re-entries"
@@ -517,15 +522,19 @@ class Registration:
 
     # --- during play ---------------------------------------------------------------------
 
-    def eliminated(self, player: str, *, now: float) -> tuple[Event, ...]:
-        """The core eliminated (or disqualified) the player: no longer in play; a re-entry is
-        possible while late registration is open."""
+    def eliminated(
+        self, player: str, *, now: float, disqualified: bool = False
+    ) -> tuple[Event, ...]:
+        """The core eliminated the player: no longer in play; a re-entry is possible while late
+        registration is open, except after a disqualification (SAN-1)."""
         if self.state is not RegistrationState.RUNNING:
             raise RegistrationStateError(f"eliminations only while running ({self.state})")
         registrant = self._book.registrants.get(player)
         if registrant is None or not registrant.in_play:
             raise NotRegisteredError(f"{player} is not in play")
         self._book.registrants[player] = replace(registrant, in_play=False)
+        if disqualified:
+            self._book.barred.add(player)
         return ()
 
     def pay_prize(self, player: str, *, place: int, amount: int, now: float) -> tuple[Event, ...]:

@@ -1,7 +1,8 @@
 """Judges' sanctions (SAN-1, SAN-2): warnings, and disqualification at the third warning.
 
 Each sanction records the judge, the reason and the time (the shell reads the clock and passes
-it in). A disqualified player is never paired again; reported results stand.
+it in). A disqualified player is never paired again; reported results stand. The SAN-1 count
+is shared with the tournament sanctions (`orchestrator.sanctions`); the records stay apart.
 """
 
 from __future__ import annotations
@@ -9,12 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+from orchestrator.sanctions import WARNINGS_TO_DISQUALIFY, disqualifies
 from orchestrator.swiss.errors import InvalidInput, InvalidState, UnknownPlayer
 from orchestrator.swiss.model import Sanction, SanctionKind, SwissState
 
 __all__ = ["WARNINGS_TO_DISQUALIFY", "disqualify", "warn", "warnings_of"]
-
-WARNINGS_TO_DISQUALIFY = 3  # SAN-1
 
 
 def warnings_of(state: SwissState, player: str) -> int:
@@ -45,7 +45,7 @@ def warn(state: SwissState, player: str, *, judge: str, reason: str, at: datetim
             round=round_number,
         )
     ]
-    if warnings_of(state, player) + 1 >= WARNINGS_TO_DISQUALIFY:
+    if disqualifies(warnings_of(state, player) + 1):  # SAN-1, decided in orchestrator.sanctions
         added.append(
             Sanction(
                 player=player,
