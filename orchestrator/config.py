@@ -21,6 +21,29 @@ minutes = 10
 
 [payouts]
 percent = [50, 30, 20]    # by place; omit for the default table scaled by field size
+
+Structures beyond the freeze-out (`structure = ...` in [tournament]):
+
+[rebuy]                   # structure = "rebuy" (RB-1..RB-5)
+rebuys = 3                # pre-paid with the entry (RB-2)
+threshold = 1500          # a rebuy only at or below this stack (RB-3)
+chips = 1500
+levels = 6                # rebuys during the first N levels; then RB-4 converts the rest
+first_conversion = 1500   # RB-4: the first unused rebuy if the stack is <= threshold
+conversion = 2500         # RB-4: every other unused rebuy
+auto = true               # bots take every rebuy they may (operators' players ask)
+
+[[phases]]                # structure = "shootout" (SO-1..SO-4), one table per phase
+max_per_table = 10
+qualifiers = 1            # the last N at each table go through (SO-2)
+stacks = "reset"          # or "carry" (SO-3)
+starting_stack = 5000     # with "reset"
+
+[shootout]                # or, instead of [[phases]]: a heads-up knockout (SO-5)
+heads_up = true
+
+hand_for_hand = 20        # in [tournament]: from this many players left until the money is
+                          # reached, every table plays one hand and waits (ELIM-1)
 """
 
 from __future__ import annotations
@@ -52,6 +75,25 @@ class Break:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RebuyRules:
+    rebuys: int = 3
+    threshold: int = 1500
+    chips: int = 1500
+    levels: int = 6
+    first_conversion: int = 1500
+    conversion: int = 2500
+    auto: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Phase:
+    max_per_table: int
+    qualifiers: int
+    stacks: Literal["reset", "carry"] = "carry"
+    starting_stack: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentConfig:
     name: str
     players: int
@@ -67,6 +109,10 @@ class TournamentConfig:
     levels: tuple[BlindLevel, ...]
     breaks: tuple[Break, ...] = ()
     payout_percent: tuple[int, ...] | None = None
+    rebuy: RebuyRules | None = None
+    phases: tuple[Phase, ...] = ()
+    heads_up_knockout: bool = False
+    hand_for_hand: int = 0
 
     def with_players(self, players: int) -> TournamentConfig:
         fields = {name: getattr(self, name) for name in self.__slots__}
@@ -74,7 +120,7 @@ class TournamentConfig:
         return TournamentConfig(**fields)
 
 
-_SECTIONS = {"tournament", "levels", "breaks", "payouts"}
+_SECTIONS = {"tournament", "levels", "breaks", "payouts", "rebuy", "phases", "shootout"}
 _TOURNAMENT_KEYS = {
     "name",
     "players",
@@ -85,6 +131,7 @@ _TOURNAMENT_KEYS = {
     "betting",
     "buy_in",
     "fee",
+    "hand_for_hand",
 }
 _LEVEL_KEYS = {"unit", "length", "blinds"}
 
@@ -147,7 +194,8 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         raise ConfigError(
             f"starting_stack {starting_stack} is below the first big blind {levels[0].big_blind}"
         )
-    structure = _choice(tournament.get("structure", "freezeout"), "structure", ("freezeout",))
+    structures = ("freezeout", "rebuy", "shootout")
+    structure = _choice(tournament.get("structure", "freezeout"), "structure", structures)
     policy = _choice(
         tournament.get("policy", "equilibrium"), "policy", ("equilibrium", "threshold")
     )
@@ -168,6 +216,10 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         levels=levels,
         breaks=_parse_breaks(data.get("breaks", []), len(levels)),
         payout_percent=_parse_payouts(data.get("payouts")),
+        rebuy=_parse_rebuy(data.get("rebuy"), structure),
+        phases=_parse_phases(data.get("phases"), structure),
+        heads_up_knockout=_parse_shootout(data.get("shootout"), structure, data.get("phases")),
+        hand_for_hand=_whole(tournament.get("hand_for_hand", 0), "hand_for_hand"),
     )
 
 
@@ -220,3 +272,82 @@ def _parse_payouts(raw: object) -> tuple[int, ...] | None:
     if list(values) != sorted(values, reverse=True):
         raise ConfigError("payouts.percent must not increase from one place to the next")
     return values
+
+
+def _parse_rebuy(raw: object, structure: str) -> RebuyRules | None:
+    if raw is not None and structure != "rebuy":
+        raise ConfigError(f'[rebuy] belongs to structure = "rebuy", not {structure!r}')
+    if structure != "rebuy":
+        return None
+    section = {} if raw is None else raw
+    if not isinstance(section, Mapping):
+        raise ConfigError("[rebuy] must be a table")
+    keys = {"rebuys", "threshold", "chips", "levels", "first_conversion", "conversion", "auto"}
+    _unknown("rebuy", section, keys)
+    auto = section.get("auto", True)
+    if not isinstance(auto, bool):
+        raise ConfigError("rebuy.auto must be true or false")
+    d = RebuyRules()
+    return RebuyRules(
+        rebuys=_whole(section.get("rebuys", d.rebuys), "rebuy.rebuys"),
+        threshold=_whole(section.get("threshold", d.threshold), "rebuy.threshold"),
+        chips=_whole(section.get("chips", d.chips), "rebuy.chips", low=1),
+        levels=_whole(section.get("levels", d.levels), "rebuy.levels", low=1),
+        first_conversion=_whole(
+            section.get("first_conversion", d.first_conversion), "rebuy.first_conversion"
+        ),
+        conversion=_whole(section.get("conversion", d.conversion), "rebuy.conversion"),
+        auto=auto,
+    )
+
+
+def _parse_phases(raw: object, structure: str) -> tuple[Phase, ...]:
+    if raw is not None and structure != "shootout":
+        raise ConfigError(f'[[phases]] belong to structure = "shootout", not {structure!r}')
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError("[[phases]] must list the shoot-out's phases")
+    phases = []
+    for number, entry in enumerate(raw, start=1):
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"phase {number} must be a table")
+        _unknown("phases", entry, {"max_per_table", "qualifiers", "stacks", "starting_stack"})
+        size = _whole(entry.get("max_per_table"), f"phase {number} max_per_table", low=2, high=10)
+        qualifiers = _whole(entry.get("qualifiers", 1), f"phase {number} qualifiers", low=1)
+        if qualifiers >= size:
+            raise ConfigError(f"phase {number}: {qualifiers} qualifiers from tables of {size}")
+        stacks = _choice(entry.get("stacks", "carry"), f"phase {number} stacks", ("reset", "carry"))
+        start = _whole(entry.get("starting_stack", 0), f"phase {number} starting_stack")
+        if stacks == "reset" and start <= 0:
+            raise ConfigError(f'phase {number}: stacks = "reset" needs a starting_stack')
+        phases.append(
+            Phase(
+                max_per_table=size,
+                qualifiers=qualifiers,
+                stacks=stacks,  # type: ignore[arg-type]
+                starting_stack=start,
+            )
+        )
+    if phases[-1].qualifiers != 1:
+        raise ConfigError("the last phase is the final table: it plays to 1 (qualifiers = 1)")
+    return tuple(phases)
+
+
+def _parse_shootout(raw: object, structure: str, phases: object) -> bool:
+    if raw is not None and structure != "shootout":
+        raise ConfigError(f'[shootout] belongs to structure = "shootout", not {structure!r}')
+    if structure != "shootout":
+        return False
+    if raw is None:
+        if phases is None:
+            raise ConfigError("a shoot-out needs [[phases]] or [shootout] heads_up = true")
+        return False
+    if not isinstance(raw, Mapping):
+        raise ConfigError("[shootout] must be a table")
+    _unknown("shootout", raw, {"heads_up"})
+    if raw.get("heads_up") is not True:
+        raise ConfigError("[shootout] heads_up = true is its only setting")
+    if phases is not None:
+        raise ConfigError("give either [[phases]] or [shootout] heads_up = true, not both")
+    return True

@@ -10,22 +10,27 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 __all__ = [
+    "Addon",
     "BreakStarted",
     "ButtonAssigned",
     "Event",
     "FinalTable",
     "HandFinished",
+    "HandForHand",
     "LedgerPosted",
     "LevelStarted",
     "PenaltyGiven",
+    "PhaseStarted",
     "PlayerDisqualified",
     "PlayerEliminated",
     "PlayerMoved",
+    "PlayerQualified",
     "PlayerRegistered",
     "PlayerSeated",
     "PlayerUnregistered",
     "PrizeAwarded",
     "RankingUpdated",
+    "Rebuy",
     "Refund",
     "RegistrationClosed",
     "RegistrationOpened",
@@ -163,6 +168,51 @@ class TournamentFinished(Event):
     winner: str
     hands: int
     seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rebuy(Event):
+    """RB-3: chips bought back (pre-paid with the entry, RB-2)."""
+
+    EVENT_TYPE: ClassVar[str] = "rebuy"
+    player: str
+    chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Addon(Event):
+    """RB-4: unused rebuys converted to chips at the end of the rebuy period."""
+
+    EVENT_TYPE: ClassVar[str] = "addon"
+    player: str
+    chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PhaseStarted(Event):
+    """SO-1: a shoot-out phase begins with the players still in, reseated at random."""
+
+    EVENT_TYPE: ClassVar[str] = "phase_started"
+    phase: int
+    tables: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerQualified(Event):
+    """SO-2: one of the last players at a table goes through to the next phase."""
+
+    EVENT_TYPE: ClassVar[str] = "player_qualified"
+    player: str
+    phase: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandForHand(Event):
+    """Hand-for-hand play near the money starts (`active` true) or ends (ELIM-1 decision)."""
+
+    EVENT_TYPE: ClassVar[str] = "hand_for_hand"
+    active: bool
+    players: int
 
 
 # --- registration and money (REG-*, CRASH-*, SKILL-*) -------------------------------------

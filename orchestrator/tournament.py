@@ -6,6 +6,11 @@ returned directives (write-ahead), and sends each table the `NextHand` it is giv
 same config, seed and reports in the same order, the core takes the same decisions, so a log of
 reports replays to the same tournament.
 
+Structures: a freeze-out balances its tables with the floor (FO-*, CLOSE-1, BAL-1); a rebuy
+tournament adds chips at hand boundaries (RB-2..RB-4); a shoot-out plays autonomous tables
+phase by phase (SO-1..SO-5); hand-for-hand play (configurable, near the money) makes every
+table play one hand and wait, and places the round's busted players as if at one table.
+
 A table only ever plays the hand the core describes (seats, stacks, button, blinds, level), so
 its state can always be rebuilt from here, and a report is checked against what was issued.
 """
@@ -20,17 +25,22 @@ from orchestrator.blinds import Blinds, first_blinds, next_blinds
 from orchestrator.config import BlindLevel, TournamentConfig
 from orchestrator.errors import ReportError
 from orchestrator.events import (
+    Addon,
     BreakStarted,
     ButtonAssigned,
     Event,
     FinalTable,
     HandFinished,
+    HandForHand,
     HandPlayer,
     LevelStarted,
+    PhaseStarted,
     PlayerEliminated,
     PlayerMoved,
+    PlayerQualified,
     PlayerSeated,
     PrizeAwarded,
+    Rebuy,
     TableClosed,
     TableOpened,
     TournamentFinished,
@@ -40,6 +50,8 @@ from orchestrator.floor import TableFloor
 from orchestrator.levels import blind_level, level_due
 from orchestrator.payouts import default_percentages, payouts
 from orchestrator.places import Busted, place_eliminated
+from orchestrator.rebuys import ChipsAdded, boundary_rebuy, conversion_chips, rebuy_open
+from orchestrator.shootout import PhaseSeating, phase_rules
 from table_worker.cards import DECK_SIZE, draw_for_button
 
 __all__ = ["HandReport", "NextHand", "Step", "TableDirective", "Tournament"]
@@ -114,7 +126,7 @@ class _Clock:
 class Tournament:
     config: TournamentConfig
     tournament_id: str
-    floor: TableFloor
+    floor: TableFloor | PhaseSeating
     started_at: float
     stacks: dict[str, int]
     entries: int
@@ -123,6 +135,15 @@ class Tournament:
     places: dict[str, int] = field(default_factory=dict)
     hands: int = 0
     finished: bool = False
+    rebuys_left: dict[str, int] = field(default_factory=dict)  # RB-2
+    rebuys_asked: set[str] = field(default_factory=set)
+    phase: int = 0  # shoot-out phase, 0-based
+    qualified: list[str] = field(default_factory=list)
+    next_table: int = 1
+    hand_for_hand: bool = False
+    hand_for_hand_done: bool = False
+    round_waiting: set[int] = field(default_factory=set)  # tables done with this round
+    round_busted: list[tuple[Busted, int, int, int]] = field(default_factory=list)
 
     # --- start ----------------------------------------------------------------------------
 
@@ -139,9 +160,18 @@ class Tournament:
         """SEAT-1 seating, HE-1 button draw per table, level 1."""
         if len(set(players)) != len(players):
             raise ReportError("player names must be unique")
-        floor = TableFloor.seat_players(
-            players, max_per_table=config.max_per_table, policy=config.policy, rng=rng
-        )
+        floor: TableFloor | PhaseSeating
+        if config.structure == "shootout":
+            floor = PhaseSeating.seat(
+                players,
+                max_per_table=phase_rules(config, 0).max_per_table,
+                first_table=1,
+                rng=rng,
+            )
+        else:
+            floor = TableFloor.seat_players(
+                players, max_per_table=config.max_per_table, policy=config.policy, rng=rng
+            )
         stacks = dict.fromkeys(players, config.starting_stack)
         tournament = cls(
             config=config,
@@ -152,6 +182,8 @@ class Tournament:
             entries=len(players),
         )
         tournament.clock = _Clock(level_started_at=now, tables_at_level_start=len(floor.tables))
+        if config.rebuy is not None:
+            tournament.rebuys_left = dict.fromkeys(players, config.rebuy.rebuys)
         events: list[Event] = [
             TournamentStarted(
                 tournament=tournament_id,
@@ -165,20 +197,51 @@ class Tournament:
         ]
         level = blind_level(config, 1)
         events.append(LevelStarted(level=1, **_level_fields(level)))
+        if isinstance(floor, PhaseSeating):
+            events += tournament._open_phase(floor, rng)
+        else:
+            events += tournament._open_tables(rng)
+            if len(floor.tables) == 1:
+                events.append(tournament._final_table(next(iter(floor.tables))))
+        return tournament, Step(events)
+
+    def _open_tables(self, rng: random.Random) -> list[Event]:
+        """Open every table of the current seating: seats, stacks, HE-1 button draw."""
+        events: list[Event] = []
         deck = list(range(DECK_SIZE))
-        for table, seats in sorted(floor.tables.items()):
+        for table, seats in sorted(self.floor.tables.items()):
             events.append(TableOpened(table=table))
             for seat, player in sorted(seats.items()):
-                events.append(
-                    PlayerSeated(player=player, table=table, seat=seat, stack=config.starting_stack)
-                )
+                stack = self.stacks[player]
+                events.append(PlayerSeated(player=player, table=table, seat=seat, stack=stack))
             rng.shuffle(deck)
             button = draw_for_button(sorted(seats), deck)  # HE-1
             events.append(ButtonAssigned(table=table, seat=button))
-            tournament.tables[table] = _Table(drawn_button=button)
-        if len(floor.tables) == 1:
-            events.append(tournament._final_table(next(iter(floor.tables))))
-        return tournament, Step(events)
+            self.tables[table] = _Table(drawn_button=button)
+            self.next_table = max(self.next_table, table + 1)
+        return events
+
+    def _open_phase(self, seating: PhaseSeating, rng: random.Random) -> list[Event]:
+        """SO-1/SO-3: a phase's tables open with reset or carried stacks; a table already
+        down to its qualifiers (a bye) sends them through without playing."""
+        rules = phase_rules(self.config, self.phase)
+        if self.phase > 0 and rules.stacks == "reset":
+            for seats in seating.tables.values():
+                for player in seats.values():
+                    self.stacks[player] = rules.starting_stack
+        self.floor = seating
+        events: list[Event] = [PhaseStarted(phase=self.phase + 1, tables=len(seating.tables))]
+        for table in [t for t, seats in seating.tables.items() if len(seats) <= rules.qualifiers]:
+            events += self._qualify(seating, table)
+        events += self._open_tables(rng)
+        if len(seating.tables) == 1 and rules.qualifiers == 1:
+            events.append(self._final_table(next(iter(seating.tables))))
+        return events
+
+    def _qualify(self, seating: PhaseSeating, table: int) -> list[Event]:
+        players = seating.finish_table(table)
+        self.qualified += players
+        return [PlayerQualified(player=p, phase=self.phase + 1) for p in players]
 
     # --- queries --------------------------------------------------------------------------
 
@@ -189,6 +252,10 @@ class Tournament:
     @property
     def level(self) -> BlindLevel:
         return blind_level(self.config, self.clock.level)
+
+    @property
+    def paid_places(self) -> int:
+        return sum(1 for prize in self.prizes() if prize > 0)
 
     @property
     def prize_pool(self) -> int:
@@ -209,6 +276,10 @@ class Tournament:
         state = self._require_table(table)
         if state.issued is not None and state.issued.hand > state.last_hand:
             return Step([], TableDirective(table, state.issued))
+        if table in self.round_waiting:
+            return Step([], TableDirective(table, None))  # hand-for-hand: the round goes on
+        if isinstance(self.floor, PhaseSeating):
+            return Step([], self._directive(table))
         if len(self.floor.tables[table]) >= 2:
             return Step([], self._directive(table))
         big_blind = state.blinds.big_blind if state.blinds else min(self.floor.tables[table])
@@ -235,36 +306,176 @@ class Tournament:
         state.last_hand = report.hand
         for p in report.players:
             self.stacks[p.player] = p.end
-        # STEP 2: place the busted players (ELIM-1).
-        busted = [Busted(p.player, p.seat, p.start) for p in report.players if p.end == 0]
+        # STEP 2: rebuys and RB-4 conversions, at the players' own boundary (RB-3, RB-4).
+        for p in report.players:
+            events += self._add_chips(p.player)
+        # STEP 3: the busted, placed now (ELIM-1) or, hand-for-hand, at the round's end.
+        busted = [
+            Busted(p.player, p.seat, p.start) for p in report.players if not self.stacks[p.player]
+        ]
+        busted = self._rescue_qualifiers(table, busted, report.button)
+        for who in busted:
+            del self.stacks[who.player]
+        if self.hand_for_hand:
+            self.round_busted += [(b, report.button, table, report.hand) for b in busted]
+        else:
+            events += self._place(busted, report.button, table, report.hand)
+        # STEP 4: the winner, if one player is left.
+        if self.active_players == 1:
+            events += self._place_round()
+            return self._finish(report, events, now)
+        # STEP 5: balancing and closing (FO-2..FO-5, CLOSE-1, BAL-1), or a shoot-out table
+        # done with its phase (SO-2).
+        assert state.issued is not None
+        gone = [who.player for who in busted]
+        balance_events, closed = self._balance(table, gone, state.issued.blinds.big_blind, rng)
+        events += balance_events
+        # STEP 6: the blind level, counted across all tables.
+        events.extend(self._advance_level(now))
+        # STEP 7: hand-for-hand near the money: this table waits for the round.
+        events += self._hand_for_hand(table, closed)
+        # STEP 8: this table's next hand, wait, or close.
+        if closed:
+            directive = self._close(table)
+        elif table in self.round_waiting:
+            directive = TableDirective(table, None)
+        else:
+            directive = self._directive(table)
+        state.last_directive = directive
+        return Step(events, directive)
+
+    # --- structures -----------------------------------------------------------------------
+
+    def _add_chips(self, player: str) -> list[Event]:
+        rules = self.config.rebuy
+        left = self.rebuys_left.get(player, 0)
+        if rules is None or not left:
+            return []
+        stack = self.stacks[player]
+        if not rebuy_open(rules, self.clock.level):
+            chips = conversion_chips(rules, stack=stack, unused=left)  # RB-4
+            self.rebuys_left[player] = 0
+            self.stacks[player] = stack + chips
+            return [Addon(player=player, chips=chips)]
+        added: ChipsAdded | None = boundary_rebuy(
+            rules,
+            player=player,
+            stack=stack,
+            left=left,
+            level=self.clock.level,
+            asked=player in self.rebuys_asked,
+        )
+        self.rebuys_asked.discard(player)
+        if added is None:
+            return []
+        self.rebuys_left[player] = left - 1
+        self.stacks[player] = stack + added.chips
+        return [Rebuy(player=player, chips=added.chips)]
+
+    def _rescue_qualifiers(self, table: int, busted: list[Busted], button: int) -> list[Busted]:
+        """SO-2 ("the first N placed go through"): when one hand busts a shoot-out table below
+        its qualifiers, the best placed of those busted (ELIM-1) still qualify. They hold no
+        chips, so this happens only when the next phase resets the stacks (SO-3); with carried
+        stacks a table sends fewer. Returns the players who are really out."""
+        seating = self.floor
+        if not busted or not isinstance(seating, PhaseSeating):
+            return busted
+        short = phase_rules(self.config, self.phase).qualifiers - (
+            len(seating.tables[table]) - len(busted)
+        )
+        if short <= 0 or phase_rules(self.config, self.phase + 1).stacks != "reset":
+            return busted
+        ranked = [
+            who
+            for who, _ in place_eliminated(
+                busted, button=button, seats_per_table=seating.max_per_table, remaining_before=0
+            )
+        ]
+        return ranked[short:]
+
+    def request_rebuy(self, player: str) -> None:
+        """A player asks for a rebuy (RB-3); it is taken at their next hand boundary."""
+        rules = self.config.rebuy
+        if rules is None:
+            raise ReportError("this tournament has no rebuys")
+        if player not in self.stacks:
+            raise ReportError(f"{player!r} is not playing in this tournament")
+        if not rebuy_open(rules, self.clock.level):
+            raise ReportError(f"the rebuy period ended with level {rules.levels} (RB-4)")
+        if not self.rebuys_left.get(player):
+            raise ReportError(f"{player} has no rebuys left (RB-2)")
+        if self.stacks[player] > rules.threshold:
+            raise ReportError(
+                f"{player} holds {self.stacks[player]} chips: rebuys only at or below "
+                f"{rules.threshold} (RB-3)"
+            )
+        self.rebuys_asked.add(player)
+
+    def _place(self, busted: list[Busted], button: int, table: int, hand: int) -> list[Event]:
+        events: list[Event] = []
         placed = place_eliminated(
             busted,
-            button=report.button,
+            button=button,
             seats_per_table=self.config.max_per_table,
-            remaining_before=self.active_players,
+            remaining_before=self.active_players + len(busted),
         )
         for who, place in placed:
-            del self.stacks[who.player]
             self.places[who.player] = place
             events.append(
                 PlayerEliminated(
-                    player=who.player, place=place, table=table, hand=report.hand, start=who.start
+                    player=who.player, place=place, table=table, hand=hand, start=who.start
                 )
             )
-        # STEP 3: the winner, if one player is left.
-        if self.active_players == 1:
-            return self._finish(report, events, now)
-        # STEP 4: balancing and closing at this table's boundary (FO-2..FO-5, CLOSE-1, BAL-1).
-        assert state.issued is not None
-        gone = [who.player for who, _ in placed]
-        balance_events, closed = self._balance(table, gone, state.issued.blinds.big_blind, rng)
-        events += balance_events
-        # STEP 5: the blind level, counted across all tables.
-        events.extend(self._advance_level(now))
-        # STEP 6: this table's next hand, or close.
-        directive = self._close(table) if closed else self._directive(table)
-        state.last_directive = directive
-        return Step(events, directive)
+        return events
+
+    def _place_round(self) -> list[Event]:
+        """ELIM-1 decision: everyone busted in one hand-for-hand round is placed as if at one
+        table (chips at the hand's start, then nearness to their own button)."""
+        if not self.round_busted:
+            return []
+        size = self.config.max_per_table
+        ordered = sorted(
+            self.round_busted, key=lambda r: (-r[0].start, (r[0].seat - r[1]) % max(size, 10))
+        )
+        best = self.active_players + 1
+        events: list[Event] = []
+        for k, (who, _, table, hand) in enumerate(ordered):
+            self.places[who.player] = best + k
+            events.append(
+                PlayerEliminated(
+                    player=who.player, place=best + k, table=table, hand=hand, start=who.start
+                )
+            )
+        self.round_busted = []
+        return events
+
+    def _hand_for_hand(self, table: int, closed: bool) -> list[Event]:
+        events: list[Event] = []
+        threshold = self.config.hand_for_hand
+        paid = self.paid_places
+        playing = {t for t, seats in self.floor.tables.items() if len(seats) >= 2}
+        if (
+            threshold
+            and not self.hand_for_hand
+            and not self.hand_for_hand_done
+            and paid < self.active_players <= threshold
+            and len(playing) > 1  # one table plays hand for hand anyway
+        ):
+            self.hand_for_hand = True
+            events.append(HandForHand(active=True, players=self.active_players))
+        if not self.hand_for_hand:
+            return events
+        if not closed:
+            self.round_waiting.add(table)
+        if not playing <= self.round_waiting | {table}:
+            return events
+        # The round is complete: place its busted, then play on (or leave hand-for-hand).
+        events += self._place_round()
+        self.round_waiting.clear()
+        if self.active_players <= paid or len(playing) <= 1:
+            self.hand_for_hand, self.hand_for_hand_done = False, True
+            events.append(HandForHand(active=False, players=self.active_players))
+        return events
 
     # --- internals ------------------------------------------------------------------------
 
@@ -275,6 +486,27 @@ class Tournament:
         decision = self.floor.hand_finished(
             table, eliminated=eliminated, big_blind_seat=big_blind_seat, rng=rng
         )
+        seating = self.floor
+        if isinstance(seating, PhaseSeating):
+            rules = phase_rules(self.config, self.phase)
+            if len(seating.tables[table]) > rules.qualifiers:
+                return events, False
+            events += self._qualify(seating, table)  # SO-2
+            events.append(TableClosed(table=table))
+            if not seating.tables:  # the phase is over: the next begins (SO-1)
+                self.phase += 1
+                players, self.qualified = self.qualified, []
+                rules = phase_rules(self.config, self.phase)
+                events += self._open_phase(
+                    PhaseSeating.seat(
+                        players,
+                        max_per_table=rules.max_per_table,
+                        first_table=self.next_table,
+                        rng=rng,
+                    ),
+                    rng,
+                )
+            return events, True
         for move in decision.moves:
             events.append(
                 PlayerMoved(
@@ -301,6 +533,7 @@ class Tournament:
         directive = TableDirective(table, None, close=True)
         self.tables[table].last_directive = directive
         del self.tables[table]
+        self.round_waiting.discard(table)
         return directive
 
     def _require_table(self, table: int) -> _Table:
@@ -377,7 +610,7 @@ class Tournament:
         clock.level += 1
         clock.level_started_at = now
         clock.hands_this_level = 0
-        clock.tables_at_level_start = len(self.tables)
+        clock.tables_at_level_start = max(1, len(self.tables))
         events.append(LevelStarted(level=clock.level, **_level_fields(self.level)))
         return events
 

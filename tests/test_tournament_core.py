@@ -4,6 +4,7 @@ order, the core decides, and the event log it produces keeps every invariant."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -70,9 +71,11 @@ def run(cfg: TournamentConfig, seed: int) -> tuple[Tournament, list[dict[str, An
     seq = 0
 
     def record(events: list[Event]) -> None:
-        nonlocal seq
+        nonlocal seq, started
         cause = None
         for event in events:
+            if event.EVENT_TYPE == "table_opened" and started:  # a later phase's table
+                opened.append(event.fields()["table"])
             seq += 1
             entry = {"seq": seq, "type": event.EVENT_TYPE, **event.fields()}
             if event.EVENT_TYPE == "hand_finished":
@@ -81,10 +84,16 @@ def run(cfg: TournamentConfig, seed: int) -> tuple[Tournament, list[dict[str, An
                 entry["cause"] = cause
             log.append(entry)
 
+    opened: list[int] = []
+    started = False
     record(step.events)
+    started = True
     ready: dict[int, TableDirective] = {d.table: d for d in tournament.first_hands()}
     now = 0.0
     while not tournament.finished:
+        while opened:
+            table = opened.pop()
+            ready[table] = tournament.opening_directive(table)
         table = rng.choice(sorted(ready))
         directive = ready.pop(table)
         if directive.close:
@@ -134,17 +143,24 @@ def test_same_seed_same_tournament() -> None:
     assert run(cfg, seed=9)[1] == run(cfg, seed=9)[1]
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     players=st.integers(2, 40),
     max_per_table=st.integers(2, 10),
     policy=st.sampled_from(["equilibrium", "threshold"]),
+    hand_for_hand=st.sampled_from([0, 5, 12]),
     seed=st.integers(0, 10**6),
 )
 def test_random_tournaments_keep_the_invariants(
-    players: int, max_per_table: int, policy: str, seed: int
+    players: int, max_per_table: int, policy: str, hand_for_hand: int, seed: int
 ) -> None:
-    cfg = config(players=players, max_per_table=max_per_table, policy=policy, buy_in=7)
+    cfg = config(
+        players=players,
+        max_per_table=max_per_table,
+        policy=policy,
+        buy_in=7,
+        hand_for_hand=hand_for_hand,
+    )
     _, log = run(cfg, seed=seed)
     check_log(cfg, log)
 
@@ -195,3 +211,155 @@ def test_event_log_numbers_events_and_marks_their_cause(tmp_path: Any) -> None:
     assert [r["seq"] for r in records] == [2, 3] and records[1]["cause"] == 2
     lines = (tmp_path / "events.jsonl").read_text().splitlines()
     assert len(lines) == 3 and '"players":[{"player":"a","seat":1,"start":10,"end":0}]' in lines[1]
+
+
+# --- structures ---------------------------------------------------------------------------
+
+
+def rebuy_config(**rebuy: Any) -> TournamentConfig:
+    return parse_config(
+        {
+            "tournament": {
+                "structure": "rebuy",
+                "players": 24,
+                "max_per_table": 8,
+                "starting_stack": 1500,
+                "buy_in": 1000,
+            },
+            "levels": {"length": 3, "blinds": [[10, 20], [20, 40], [30, 60], [50, 100]]},
+            "rebuy": {"levels": 2, **rebuy},
+            "breaks": [{"after_level": 2, "minutes": 10}],
+        }
+    )
+
+
+def test_rb3_rb4_rebuys_while_at_or_below_the_threshold_then_converted_at_the_break() -> None:
+    cfg = rebuy_config()
+    _, log = run(cfg, seed=4)
+    check_log(cfg, log)
+    rebuys = [e for e in log if e["type"] == "rebuy"]
+    addons = [e for e in log if e["type"] == "addon"]
+    assert rebuys and addons
+    level, stacks, left = 1, {}, Counter[str]()
+    for e in log:
+        if e["type"] == "player_seated":
+            stacks[e["player"]] = e["stack"]
+        elif e["type"] == "level_started":
+            level = e["level"]
+        elif e["type"] == "hand_finished":
+            stacks.update({p["player"]: p["end"] for p in e["players"]})
+        elif e["type"] == "rebuy":
+            assert level <= 2 and stacks[e["player"]] <= 1500 and e["chips"] == 1500  # RB-3
+            left[e["player"]] += 1
+            assert left[e["player"]] <= 3  # RB-2
+            stacks[e["player"]] += e["chips"]
+        elif e["type"] == "addon":
+            assert level > 2  # RB-4: after the first hour
+            unused = 3 - left[e["player"]]
+            expected = 1500 + 2500 * (unused - 1) if stacks[e["player"]] <= 1500 else 2500 * unused
+            assert e["chips"] == expected
+            stacks[e["player"]] += e["chips"]
+        elif e["type"] == "player_eliminated":
+            assert level > 2 or left[e["player"]] == 3  # nobody busts out while rebuys remain
+
+
+def test_rb3_a_rebuy_refused_above_the_threshold_after_the_period_or_for_a_stranger() -> None:
+    cfg = rebuy_config(auto=False)
+    rng = random.Random(2)
+    tournament, _ = Tournament.start(
+        cfg, [f"p{k}" for k in range(24)], tournament_id="t", now=0.0, rng=rng
+    )
+    tournament.stacks["p1"] = 1600
+    with pytest.raises(ReportError, match="only at or below 1500"):
+        tournament.request_rebuy("p1")
+    with pytest.raises(ReportError, match="not playing"):
+        tournament.request_rebuy("nobody")
+    tournament.request_rebuy("p2")
+    assert "p2" in tournament.rebuys_asked
+    tournament.clock.level = 3
+    with pytest.raises(ReportError, match="rebuy period ended"):
+        tournament.request_rebuy("p3")
+
+
+def test_so4_shootout_walk_through() -> None:
+    cfg = parse_config(
+        {
+            "tournament": {
+                "structure": "shootout",
+                "players": 180,
+                "starting_stack": 1000,
+                "buy_in": 100,
+            },
+            "levels": {"length": 2, "blinds": [[10, 20], [20, 40], [50, 100], [100, 200]]},
+            "phases": [
+                {"max_per_table": 10, "qualifiers": 1},
+                {"max_per_table": 9, "qualifiers": 5, "stacks": "reset", "starting_stack": 2000},
+                {"max_per_table": 10, "qualifiers": 1, "stacks": "reset", "starting_stack": 5000},
+            ],
+        }
+    )
+    _, log = run(cfg, seed=6)
+    check_log(cfg, log)
+    phases = [e for e in log if e["type"] == "phase_started"]
+    assert [(e["phase"], e["tables"]) for e in phases] == [(1, 18), (2, 2), (3, 1)]
+    qualified = Counter(e["phase"] for e in log if e["type"] == "player_qualified")
+    assert qualified == {1: 18, 2: 10}
+    second = log.index(phases[1])
+    seated = Counter(e["table"] for e in log[second:] if e["type"] == "player_seated")
+    assert sorted(seated.values())[:2] == [9, 9]  # 18 players on 2 tables of 9
+    assert all(
+        e["stack"] == 2000
+        for e in log[second : log.index(phases[2])]
+        if e["type"] == "player_seated"
+    )  # SO-3: reset
+    assert not any(e["type"] == "player_moved" for e in log)  # SO-1: autonomous tables
+
+
+@pytest.mark.parametrize("players", [16, 13])
+def test_so5_heads_up_knockout_is_a_bracket(players: int) -> None:
+    cfg = parse_config(
+        {
+            "tournament": {"structure": "shootout", "players": players, "starting_stack": 500},
+            "levels": {"length": 2, "blinds": [[10, 20], [20, 40], [50, 100]]},
+            "shootout": {"heads_up": True},
+        }
+    )
+    _, log = run(cfg, seed=players)
+    check_log(cfg, log)
+    tables = [e["tables"] for e in log if e["type"] == "phase_started"]
+    assert len(tables) == 4  # log2(16) rounds; 13 players need byes and still 4 rounds
+    hands = [e for e in log if e["type"] == "hand_finished"]
+    assert all(len(e["players"]) == 2 for e in hands)
+
+
+def test_hand_for_hand_every_table_plays_one_hand_a_round() -> None:
+    cfg = parse_config(
+        {
+            "tournament": {
+                "players": 40,
+                "max_per_table": 6,
+                "starting_stack": 1000,
+                "buy_in": 100,
+                "hand_for_hand": 20,
+            },
+            "levels": {"length": 3, "blinds": [[10, 20], [20, 40], [40, 80], [80, 160]]},
+            "payouts": {"percent": [50, 30, 20]},
+        }
+    )
+    _, log = run(cfg, seed=12)
+    check_log(cfg, log)
+    marks = [k for k, e in enumerate(log) if e["type"] == "hand_for_hand"]
+    assert len(marks) == 2
+    start, end = marks
+    remaining = sum(1 for e in log[:end] if e["type"] == "player_eliminated")
+    # it ends when the money is reached, or at the final table (one table needs no waiting)
+    assert 40 - remaining <= 3 or any(e["type"] == "final_table" for e in log[: end + 1])
+    # the table whose hand started hand-for-hand has played its hand of the first round
+    trigger = next(e for e in reversed(log[:start]) if e["type"] == "hand_finished")
+    played: Counter[int] = Counter({trigger["table"]: 1})
+    for e in log[start:end]:
+        if e["type"] == "table_closed":
+            played.pop(e["table"], None)
+        elif e["type"] == "hand_finished":
+            played[e["table"]] += 1
+            assert max(played.values()) - min(played.values()) <= 1, played
