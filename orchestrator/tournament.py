@@ -230,8 +230,10 @@ class Tournament:
                 for player in seats.values():
                     self.stacks[player] = rules.starting_stack
         self.floor = seating
-        events: list[Event] = [PhaseStarted(phase=self.phase + 1, tables=len(seating.tables))]
-        for table in [t for t, seats in seating.tables.items() if len(seats) <= rules.qualifiers]:
+        byes = [t for t, seats in seating.tables.items() if len(seats) <= rules.qualifiers]
+        tables = len(seating.tables) - len(byes)
+        events: list[Event] = [PhaseStarted(phase=self.phase + 1, tables=tables)]
+        for table in byes:
             events += self._qualify(seating, table)
         events += self._open_tables(rng)
         if len(seating.tables) == 1 and rules.qualifiers == 1:
@@ -493,19 +495,14 @@ class Tournament:
                 return events, False
             events += self._qualify(seating, table)  # SO-2
             events.append(TableClosed(table=table))
-            if not seating.tables:  # the phase is over: the next begins (SO-1)
+            while not self.floor.tables:  # the phase is over: the next begins (SO-1)
                 self.phase += 1
                 players, self.qualified = self.qualified, []
                 rules = phase_rules(self.config, self.phase)
-                events += self._open_phase(
-                    PhaseSeating.seat(
-                        players,
-                        max_per_table=rules.max_per_table,
-                        first_table=self.next_table,
-                        rng=rng,
-                    ),
-                    rng,
+                seating = PhaseSeating.seat(
+                    players, max_per_table=rules.max_per_table, first_table=self.next_table, rng=rng
                 )
+                events += self._open_phase(seating, rng)  # may be all byes: then on again
             return events, True
         for move in decision.moves:
             events.append(

@@ -98,3 +98,23 @@ def test_mtt_run_refuses_a_bad_config_clearly(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "max_per_table must be 2..10, not 12" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "example", ["rebuy-50.toml", "heads-up-knockout-16.toml", "shootout-180.toml"]
+)
+def test_each_structure_runs_end_to_end_on_ray(example: str, tmp_path: Path) -> None:
+    """Rebuys (RB-2..RB-4), a heads-up knockout (SO-5) and shoot-out phases (SO-4), each with
+    its table actors (later phases' tables opened by the orchestrator) on real Ray."""
+    config = load_config(ROOT / "examples" / example)
+    if example == "shootout-180.toml":
+        config = config.with_players(40)  # 4 tables of 10 -> 4 players -> the final
+    summary = run_tournament(config, RunOptions(out=tmp_path, seed=21))
+    events = read_events(tmp_path)
+    check_log(config, events)
+    kinds = {e["type"] for e in events}
+    if config.structure == "rebuy":
+        assert {"rebuy", "addon"} <= kinds
+    else:
+        assert {"phase_started", "player_qualified"} <= kinds
+    check_hands_replay_in_pokerkit(tmp_path, summary.hands)

@@ -363,3 +363,20 @@ def test_hand_for_hand_every_table_plays_one_hand_a_round() -> None:
         elif e["type"] == "hand_finished":
             played[e["table"]] += 1
             assert max(played.values()) - min(played.values()) <= 1, played
+
+
+def test_so2_a_phase_of_byes_passes_straight_to_the_next() -> None:
+    cfg = parse_config(
+        {
+            "tournament": {"structure": "shootout", "players": 40, "starting_stack": 1000},
+            "levels": {"length": 2, "blinds": [[10, 20], [20, 40], [50, 100]]},
+            "phases": [
+                {"max_per_table": 10, "qualifiers": 1},
+                {"max_per_table": 9, "qualifiers": 5},
+                {"max_per_table": 10, "qualifiers": 1},
+            ],
+        }
+    )
+    _, log = run(cfg, seed=2)
+    check_log(cfg, log)
+    assert [e["tables"] for e in log if e["type"] == "phase_started"] == [4, 0, 1]
