@@ -400,6 +400,8 @@ class Registration:
         cancelled: list[Event] = [TournamentCancelled(reason=reason)]
         running = self._book.state is RegistrationState.RUNNING
         if running:
+            if not self.in_play():
+                raise RegistrationStateError("CRASH-2: nobody is still in; finish instead")
             if chips is None or set(chips) != set(self.in_play()):
                 raise NotRegisteredError(
                     "CRASH-2: the chips must name exactly the players still in: "
