@@ -309,9 +309,9 @@ class Ledger:
         )
 
     def check(self) -> None:
-        """The books balance: replaying the openings and every posting gives the balances, their
-        total is the total opened, no account is below zero, and every paid entry's buy-in can
-        still be accounted for. Raises `LedgerInvariantError` otherwise."""
+        """The books balance: postings are numbered 1, 2, ... with positive amounts, replaying
+        the openings and every posting gives the balances, their total is the total opened, and
+        no account is below zero. Raises `LedgerInvariantError` otherwise."""
         replay: dict[Account, int] = {POOL: 0, OPERATOR: 0}
         for opening in self._openings:
             replay[player_account(opening.player)] = opening.balance
