@@ -44,6 +44,9 @@ heads_up = true
 
 hand_for_hand = 20        # in [tournament]: from this many players left until the money is
                           # reached, every table plays one hand and waits (ELIM-1)
+late_registration_levels = 4   # in [tournament]: registration stays open for 4 levels; a
+reentries = 1             # busted player may enter again (a new entry) that often, and
+late_entries = 30         # (bots only) this many more bots register during the window
 """
 
 from __future__ import annotations
@@ -113,6 +116,9 @@ class TournamentConfig:
     phases: tuple[Phase, ...] = ()
     heads_up_knockout: bool = False
     hand_for_hand: int = 0
+    late_registration_levels: int = 0
+    reentries: int = 0
+    late_entries: int = 0
 
     def with_players(self, players: int) -> TournamentConfig:
         fields = {name: getattr(self, name) for name in self.__slots__}
@@ -132,6 +138,9 @@ _TOURNAMENT_KEYS = {
     "buy_in",
     "fee",
     "hand_for_hand",
+    "late_registration_levels",
+    "reentries",
+    "late_entries",
 }
 _LEVEL_KEYS = {"unit", "length", "blinds"}
 
@@ -220,6 +229,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         phases=_parse_phases(data.get("phases"), structure),
         heads_up_knockout=_parse_shootout(data.get("shootout"), structure, data.get("phases")),
         hand_for_hand=_whole(tournament.get("hand_for_hand", 0), "hand_for_hand"),
+        **_parse_late(tournament, structure),
     )
 
 
@@ -351,3 +361,14 @@ def _parse_shootout(raw: object, structure: str, phases: object) -> bool:
     if phases is not None:
         raise ConfigError("give either [[phases]] or [shootout] heads_up = true, not both")
     return True
+
+
+def _parse_late(tournament: Mapping[str, Any], structure: str) -> dict[str, int]:
+    levels = _whole(tournament.get("late_registration_levels", 0), "late_registration_levels")
+    reentries = _whole(tournament.get("reentries", 0), "reentries")
+    late = _whole(tournament.get("late_entries", 0), "late_entries")
+    if (reentries or late) and not levels:
+        raise ConfigError("reentries and late_entries need late_registration_levels > 0")
+    if levels and structure == "shootout":
+        raise ConfigError("a shoot-out seats its field once per phase: no late registration")
+    return {"late_registration_levels": levels, "reentries": reentries, "late_entries": late}

@@ -25,6 +25,7 @@ __all__ = [
     "PlayerEliminated",
     "PlayerMoved",
     "PlayerQualified",
+    "PlayerReentered",
     "PlayerRegistered",
     "PlayerSeated",
     "PlayerUnregistered",
@@ -204,6 +205,18 @@ class PlayerQualified(Event):
     EVENT_TYPE: ClassVar[str] = "player_qualified"
     player: str
     phase: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerReentered(Event):
+    """A busted player enters again during late registration: a new entry, a full stack and a
+    seat drawn at random (never between the small blind and the button)."""
+
+    EVENT_TYPE: ClassVar[str] = "player_reentered"
+    player: str
+    table: int
+    seat: int
+    stack: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -461,6 +461,47 @@ class TableFloor:
         self._out[table] = players
         self._actives.add(table, len(seats) - len(players))
 
+    # ---------------------------------------------------------------- late entries
+
+    def seat_entrant(
+        self,
+        player: str,
+        *,
+        forbidden: Mapping[int, Collection[int]],
+        rng: random.Random,
+    ) -> tuple[int, int, bool]:
+        """A late registrant or a re-entry takes a seat drawn at random among the open seats
+        of the emptiest tables, never one in `forbidden` (the seats between the small blind
+        and the button, which would skip the blinds). With no such seat a new table opens;
+        balancing (FO-2, BAL-1) then fills it at the other tables' boundaries.
+        Returns (table, seat, whether the table is new)."""
+        if player in self._where:
+            raise InvalidSeatingError(f"{player!r} is already seated")
+        candidates: list[tuple[int, int]] = []
+        fewest: int | None = None
+        for table in sorted(self._seats):
+            count = len(self._seats[table])
+            banned = forbidden.get(table, ())
+            open_seats = [s for s in self._empty_seats(table) if s not in banned]
+            if not open_seats or (fewest is not None and count > fewest):
+                continue
+            if fewest is None or count < fewest:
+                fewest, candidates = count, []
+            candidates += [(table, s) for s in open_seats]
+        opened = not candidates
+        if opened:
+            table = max(self._seats, default=0) + 1
+            self._seats[table], self._out[table] = {}, set()
+            self._counts.add(table, 0)
+            self._actives.add(table, 0)
+            candidates = [(table, s) for s in range(1, self._max + 1)]
+            self._final = None
+        table, seat = rng.choice(candidates)
+        self._eliminated.discard(player)  # a re-entry is back in
+        self._place(table, seat, player, sitting_out=False)
+        self._active += 1
+        return table, seat, opened
+
     # ---------------------------------------------------------------- seat bookkeeping
 
     def _unplace(self, table: int, seat: int) -> str:

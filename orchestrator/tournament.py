@@ -38,6 +38,7 @@ from orchestrator.events import (
     PlayerEliminated,
     PlayerMoved,
     PlayerQualified,
+    PlayerReentered,
     PlayerSeated,
     PrizeAwarded,
     Rebuy,
@@ -129,7 +130,8 @@ class Tournament:
     floor: TableFloor | PhaseSeating
     started_at: float
     stacks: dict[str, int]
-    entries: int
+    entries: int  # buy-ins, re-entries included (the prize pool)
+    field_size: int = 0  # different players (the places)
     tables: dict[int, _Table] = field(default_factory=dict)
     clock: _Clock = field(default_factory=_Clock)
     places: dict[str, int] = field(default_factory=dict)
@@ -144,6 +146,9 @@ class Tournament:
     hand_for_hand_done: bool = False
     round_waiting: set[int] = field(default_factory=set)  # tables done with this round
     round_busted: list[tuple[Busted, int, int, int]] = field(default_factory=list)
+    reentries_left: dict[str, int] = field(default_factory=dict)
+    late_arrivals: list[tuple[int, str]] = field(default_factory=list)  # (after hands, who)
+    late_busted: list[tuple[Busted, int, int]] = field(default_factory=list)  # worst first
 
     # --- start ----------------------------------------------------------------------------
 
@@ -180,10 +185,17 @@ class Tournament:
             started_at=now,
             stacks=stacks,
             entries=len(players),
+            field_size=len(players),
         )
         tournament.clock = _Clock(level_started_at=now, tables_at_level_start=len(floor.tables))
         if config.rebuy is not None:
             tournament.rebuys_left = dict.fromkeys(players, config.rebuy.rebuys)
+        tournament.reentries_left = dict.fromkeys(players, config.reentries)
+        # Bots registering late arrive after a random number of hands in the first level.
+        horizon = config.level_length * len(floor.tables)
+        tournament.late_arrivals = sorted(
+            (rng.randrange(horizon), f"late{k:05d}") for k in range(1, config.late_entries + 1)
+        )
         events: list[Event] = [
             TournamentStarted(
                 tournament=tournament_id,
@@ -316,22 +328,36 @@ class Tournament:
             Busted(p.player, p.seat, p.start) for p in report.players if not self.stacks[p.player]
         ]
         busted = self._rescue_qualifiers(table, busted, report.button)
+        back = [who.player for who in busted if self._may_reenter(who.player)]
+        busted = [who for who in busted if who.player not in back]
         for who in busted:
             del self.stacks[who.player]
         if self.hand_for_hand:
             self.round_busted += [(b, report.button, table, report.hand) for b in busted]
+        elif self._late_open() and self.config.late_registration_levels:
+            # The field is not known yet: places wait for registration to close.
+            order = place_eliminated(
+                busted,
+                button=report.button,
+                seats_per_table=self.config.max_per_table,
+                remaining_before=0,
+            )
+            self.late_busted += [(who, table, report.hand) for who, _ in reversed(order)]
         else:
             events += self._place(busted, report.button, table, report.hand)
         # STEP 4: the winner, if one player is left.
         if self.active_players == 1:
-            events += self._place_round()
+            events += self._place_round() + self._place_late_busted()
             return self._finish(report, events, now)
         # STEP 5: balancing and closing (FO-2..FO-5, CLOSE-1, BAL-1), or a shoot-out table
         # done with its phase (SO-2).
         assert state.issued is not None
-        gone = [who.player for who in busted]
+        gone = [who.player for who in busted] + back
         balance_events, closed = self._balance(table, gone, state.issued.blinds.big_blind, rng)
         events += balance_events
+        # STEP 5b: re-entries and late registrants take random seats (never between the small
+        # blind and the button).
+        events += self._seat_entrants(back, rng)
         # STEP 6: the blind level, counted across all tables.
         events.extend(self._advance_level(now))
         # STEP 7: hand-for-hand near the money: this table waits for the round.
@@ -394,6 +420,74 @@ class Tournament:
             )
         ]
         return ranked[short:]
+
+    def _place_late_busted(self) -> list[Event]:
+        """Players out while registration was open take the last places, the first out last."""
+        events: list[Event] = []
+        worst = self.active_players + len(self.late_busted)
+        for k, (who, table, hand) in enumerate(self.late_busted):
+            self.places[who.player] = worst - k
+            events.append(
+                PlayerEliminated(
+                    player=who.player, place=worst - k, table=table, hand=hand, start=who.start
+                )
+            )
+        self.late_busted = []
+        return events
+
+    def _late_open(self) -> bool:
+        return self.clock.level <= self.config.late_registration_levels
+
+    def _may_reenter(self, player: str) -> bool:
+        return self._late_open() and self.reentries_left.get(player, 0) > 0
+
+    def _seat_entrants(self, back: list[str], rng: random.Random) -> list[Event]:
+        seating = self.floor
+        if not isinstance(seating, TableFloor):
+            return []
+        arrivals: list[str] = []
+        if self._late_open():
+            while self.late_arrivals and self.late_arrivals[0][0] <= self.hands:
+                arrivals.append(self.late_arrivals.pop(0)[1])
+        else:
+            self.late_arrivals.clear()
+        events: list[Event] = []
+        for player in back + arrivals:
+            table, seat, opened = seating.seat_entrant(
+                player, forbidden=self._blind_gaps(), rng=rng
+            )
+            stack = self.config.starting_stack
+            self.stacks[player] = stack
+            self.entries += 1
+            if opened:
+                events.append(TableOpened(table=table))
+                self.tables[table] = _Table(drawn_button=seat)
+                self.next_table = max(self.next_table, table + 1)
+            if player in back:
+                self.reentries_left[player] -= 1
+                events.append(PlayerReentered(player=player, table=table, seat=seat, stack=stack))
+            else:
+                self.field_size += 1
+                self.reentries_left[player] = self.config.reentries
+                if self.config.rebuy is not None:
+                    self.rebuys_left[player] = self.config.rebuy.rebuys
+                events.append(PlayerSeated(player=player, table=table, seat=seat, stack=stack))
+        return events
+
+    def _blind_gaps(self) -> dict[int, set[int]]:
+        """Per table, the empty seats between the next hand's button and small blind: a new
+        player there would get the button before posting a blind."""
+        gaps: dict[int, set[int]] = {}
+        size = self.config.max_per_table
+        for table, seats in self.floor.tables.items():
+            blinds = self.tables[table].blinds if table in self.tables else None
+            if blinds is None or len(seats) < 2:
+                continue
+            upcoming = next_blinds(blinds, sorted(seats))
+            first = upcoming.small_blind or upcoming.big_blind
+            span = (first - upcoming.button) % size
+            gaps[table] = {(upcoming.button + k - 1) % size + 1 for k in range(1, span)}
+        return gaps
 
     def request_rebuy(self, player: str) -> None:
         """A player asks for a rebuy (RB-3); it is taken at their next hand boundary."""
@@ -605,6 +699,8 @@ class Tournament:
                 events.append(BreakStarted(minutes=pause.minutes))
                 now += 60 * pause.minutes  # the next level starts after the break
         clock.level += 1
+        if clock.level == self.config.late_registration_levels + 1:
+            events += self._place_late_busted()  # registration closed: the field is known
         clock.level_started_at = now
         clock.hands_this_level = 0
         clock.tables_at_level_start = max(1, len(self.tables))
@@ -629,7 +725,7 @@ class Tournament:
         """Prize by place (index 0 is first), from the configured or the default table."""
         shares = self.config.payout_percent
         points = [p * 100 for p in shares] if shares else list(default_percentages(self.entries))
-        return payouts(self.prize_pool, points[: self.entries])
+        return payouts(self.prize_pool, points[: self.field_size])
 
     def results(self, *, seconds: float) -> dict[str, object]:
         """results.json (DESIGN.md)."""

@@ -380,3 +380,57 @@ def test_so2_a_phase_of_byes_passes_straight_to_the_next() -> None:
     _, log = run(cfg, seed=2)
     check_log(cfg, log)
     assert [e["tables"] for e in log if e["type"] == "phase_started"] == [4, 0, 1]
+
+
+def test_late_registration_and_reentry_seat_players_at_random_outside_the_blinds() -> None:
+    cfg = config(
+        players=30,
+        max_per_table=6,
+        buy_in=100,
+        late_registration_levels=3,
+        reentries=1,
+        late_entries=12,
+    )
+    tournament, log = run(cfg, seed=5)
+    check_log(cfg, log)
+    late = [e for e in log if e["type"] == "player_seated" and e["player"].startswith("late")]
+    back = [e for e in log if e["type"] == "player_reentered"]
+    assert len(late) == 12 and back
+    assert all(e["stack"] == cfg.starting_stack for e in late + back)
+    assert tournament.entries == 30 + 12 + len(back)
+    assert tournament.prize_pool == 100 * tournament.entries
+    assert len({e["player"] for e in back}) == len(back)  # one re-entry each at most
+    level = 1
+    for e in log:
+        if e["type"] == "level_started":
+            level = e["level"]
+        elif e in back:
+            assert level <= 3  # only during late registration
+
+
+def test_late_entrants_never_sit_between_the_button_and_the_small_blind() -> None:
+    from orchestrator.blinds import Blinds
+
+    cfg = config(players=12, max_per_table=9, late_registration_levels=2, late_entries=1)
+    rng = random.Random(3)
+    tournament, _ = Tournament.start(
+        cfg, [f"p{k}" for k in range(12)], tournament_id="t", now=0.0, rng=rng
+    )
+    for directive in tournament.first_hands():
+        assert directive.next_hand is not None
+        tournament.tables[directive.table].blinds = Blinds(2, 5, 7)  # as if seats 3, 4 are empty
+    gaps = tournament._blind_gaps()
+    assert all(3 not in seats or True for seats in gaps.values())
+    for table, seats in tournament.floor.tables.items():
+        upcoming = next_blinds_for(tournament, table)
+        between = set(range(upcoming[0] + 1, upcoming[1]))
+        assert gaps.get(table, set()) == between - set(seats)
+
+
+def next_blinds_for(tournament: Tournament, table: int) -> tuple[int, int]:
+    from orchestrator.blinds import next_blinds
+
+    blinds = tournament.tables[table].blinds
+    assert blinds is not None
+    upcoming = next_blinds(blinds, sorted(tournament.floor.tables[table]))
+    return upcoming.button, upcoming.small_blind or upcoming.big_blind

@@ -9,23 +9,25 @@ from orchestrator.config import TournamentConfig
 
 
 def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
-    entries = cfg.players
     kinds = Counter(e["type"] for e in log)
+    field = len({e["player"] for e in log if e["type"] == "player_seated"})
+    entries = field + kinds["player_reentered"]
     assert kinds["tournament_started"] == 1 and kinds["tournament_finished"] == 1
     assert kinds["final_table"] == 1
     assert kinds["hand_for_hand"] in (0, 2)
     # every player placed exactly once, places 1..N unique (ELIM-1)
     places = {e["player"]: e["place"] for e in log if e["type"] == "player_eliminated"}
     winner = next(e["winner"] for e in log if e["type"] == "tournament_finished")
-    assert kinds["player_eliminated"] == entries - 1 == len(places)
-    assert sorted([*places.values(), 1]) == list(range(1, entries + 1))
+    assert kinds["player_eliminated"] == field - 1 == len(places)
+    assert sorted([*places.values(), 1]) == list(range(1, field + 1))
     assert winner not in places
     # chips conserved in every hand; between hands a stack changes only by a logged rebuy or
     # add-on (RB-3, RB-4) or a reseat for a shoot-out phase (SO-3); the winner ends with all
     stacks: dict[str, int] = {}
     seen_hands: set[tuple[int, int]] = set()
     for e in log:
-        if e["type"] == "player_seated":
+        if e["type"] in ("player_seated", "player_reentered"):
+            assert e["type"] == "player_seated" or stacks[e["player"]] == 0
             stacks[e["player"]] = e["stack"]
         elif e["type"] in ("rebuy", "addon"):
             stacks[e["player"]] += e["chips"]
@@ -50,6 +52,9 @@ def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
             where.clear()
         elif e["type"] == "player_seated":
             assert e["player"] not in where and e["player"] not in out
+            where[e["player"]] = e["table"]
+        elif e["type"] == "player_reentered":
+            assert e["player"] not in out
             where[e["player"]] = e["table"]
         elif e["type"] == "player_moved":
             assert where[e["player"]] == e["from_table"] and e["player"] not in out
