@@ -309,6 +309,11 @@ class Registration:
     # --- reading -------------------------------------------------------------------------
 
     @property
+    def rankings(self) -> Rankings:
+        """The players' rankings (SKILL-3), which new players join as they register."""
+        return self._rankings
+
+    @property
     def state(self) -> RegistrationState:
         return self._book.state
 

@@ -48,10 +48,12 @@ from orchestrator.events import (
     TournamentStarted,
 )
 from orchestrator.floor import TableFloor
+from orchestrator.ledger import Ledger
 from orchestrator.levels import blind_level, level_due
 from orchestrator.payouts import default_percentages, payouts
 from orchestrator.places import Busted, place_eliminated
 from orchestrator.rebuys import ChipsAdded, boundary_rebuy, conversion_chips, rebuy_open
+from orchestrator.registration import Rankings, Registration, RegistrationRules
 from orchestrator.shootout import PhaseSeating, phase_rules
 from table_worker.cards import DECK_SIZE, draw_for_button
 
@@ -149,6 +151,7 @@ class Tournament:
     reentries_left: dict[str, int] = field(default_factory=dict)
     late_arrivals: list[tuple[int, str]] = field(default_factory=list)  # (after hands, who)
     late_busted: list[tuple[Busted, int, int]] = field(default_factory=list)  # worst first
+    registration: Registration | None = None  # REG-1, REG-2 and the ledger of every cent
 
     # --- start ----------------------------------------------------------------------------
 
@@ -188,6 +191,8 @@ class Tournament:
             field_size=len(players),
         )
         tournament.clock = _Clock(level_started_at=now, tables_at_level_start=len(floor.tables))
+        registration, registered = _register(config, players, tournament_id, now)
+        tournament.registration = registration
         if config.rebuy is not None:
             tournament.rebuys_left = dict.fromkeys(players, config.rebuy.rebuys)
         tournament.reentries_left = dict.fromkeys(players, config.reentries)
@@ -197,6 +202,7 @@ class Tournament:
             (rng.randrange(horizon), f"late{k:05d}") for k in range(1, config.late_entries + 1)
         )
         events: list[Event] = [
+            *registered,
             TournamentStarted(
                 tournament=tournament_id,
                 players=len(players),
@@ -205,7 +211,7 @@ class Tournament:
                 structure=config.structure,
                 policy=config.policy,
                 starting_stack=config.starting_stack,
-            )
+            ),
         ]
         level = blind_level(config, 1)
         events.append(LevelStarted(level=1, **_level_fields(level)))
@@ -348,6 +354,9 @@ class Tournament:
         # STEP 4: the winner, if one player is left.
         if self.active_players == 1:
             events += self._place_round() + self._place_late_busted()
+            if self.hand_for_hand:
+                self.hand_for_hand, self.hand_for_hand_done = False, True
+                events.append(HandForHand(active=False, players=1))
             return self._finish(report, events, now)
         # STEP 5: balancing and closing (FO-2..FO-5, CLOSE-1, BAL-1), or a shoot-out table
         # done with its phase (SO-2).
@@ -427,6 +436,7 @@ class Tournament:
         worst = self.active_players + len(self.late_busted)
         for k, (who, table, hand) in enumerate(self.late_busted):
             self.places[who.player] = worst - k
+            events += self._out(who.player)
             events.append(
                 PlayerEliminated(
                     player=who.player, place=worst - k, table=table, hand=hand, start=who.start
@@ -434,6 +444,11 @@ class Tournament:
             )
         self.late_busted = []
         return events
+
+    def _out(self, player: str) -> list[Event]:
+        if self.registration is None:
+            return []
+        return list(self.registration.eliminated(player, now=self.clock.level_started_at))
 
     def _late_open(self) -> bool:
         return self.clock.level <= self.config.late_registration_levels
@@ -453,6 +468,7 @@ class Tournament:
             self.late_arrivals.clear()
         events: list[Event] = []
         for player in back + arrivals:
+            events += self._enter(player, reentry=player in back)
             table, seat, opened = seating.seat_entrant(
                 player, forbidden=self._blind_gaps(), rng=rng
             )
@@ -473,6 +489,20 @@ class Tournament:
                     self.rebuys_left[player] = self.config.rebuy.rebuys
                 events.append(PlayerSeated(player=player, table=table, seat=seat, stack=stack))
         return events
+
+    def _enter(self, player: str, *, reentry: bool) -> list[Event]:
+        """REG-1: a late registrant or a re-entry pays a new entry (bots bring exactly the
+        money for the entries they may take)."""
+        registration = self.registration
+        if registration is None:
+            return []
+        if reentry:
+            registration.eliminated(player, now=self.clock.level_started_at)
+        else:
+            price = (self.config.buy_in + self.config.fee) * (1 + self.config.reentries)
+            registration.ledger.open_account(player, price, now=self.clock.level_started_at)
+            registration.rankings.add_player(player)
+        return list(registration.register(player, now=self.clock.level_started_at))
 
     def _blind_gaps(self) -> dict[int, set[int]]:
         """Per table, the empty seats between the next hand's button and small blind: a new
@@ -517,6 +547,7 @@ class Tournament:
         )
         for who, place in placed:
             self.places[who.player] = place
+            events += self._out(who.player)
             events.append(
                 PlayerEliminated(
                     player=who.player, place=place, table=table, hand=hand, start=who.start
@@ -537,6 +568,7 @@ class Tournament:
         events: list[Event] = []
         for k, (who, _, table, hand) in enumerate(ordered):
             self.places[who.player] = best + k
+            events += self._out(who.player)
             events.append(
                 PlayerEliminated(
                     player=who.player, place=best + k, table=table, hand=hand, start=who.start
@@ -705,6 +737,8 @@ class Tournament:
         clock.hands_this_level = 0
         clock.tables_at_level_start = max(1, len(self.tables))
         events.append(LevelStarted(level=clock.level, **_level_fields(self.level)))
+        if self.registration is not None:
+            events += self.registration.level_started(clock.level, now=now)
         return events
 
     def _finish(self, report: HandReport, events: list[Event], now: float) -> Step:
@@ -714,6 +748,14 @@ class Tournament:
         by_place = {place: player for player, place in self.places.items()}
         for place, amount in enumerate(self.prizes(), start=1):
             events.append(PrizeAwarded(player=by_place[place], place=place, amount=amount))
+            if self.registration is not None:
+                events += self.registration.pay_prize(
+                    by_place[place], place=place, amount=amount, now=now
+                )
+        if self.registration is not None:
+            events += self.registration.finish(now=now)
+            events += self.registration.rankings.record_results(self.places)  # SKILL-3
+            self.registration.ledger.check()
         events.append(
             TournamentFinished(winner=winner, hands=self.hands, seconds=now - self.started_at)
         )
@@ -741,6 +783,18 @@ class Tournament:
                 {"place": place, "player": player, "prize": _prize(prizes, place)}
                 for player, place in ordered
             ],
+            "ledger": self._ledger_summary(),
+        }
+
+    def _ledger_summary(self) -> dict[str, int]:
+        if self.registration is None:
+            return {}
+        ledger = self.registration.ledger
+        return {
+            "entries": self.entries,
+            "prize_pool_left": ledger.pool,
+            "commission": ledger.operator,
+            "postings": len(ledger.postings),
         }
 
 
@@ -750,3 +804,25 @@ def _level_fields(level: BlindLevel) -> dict[str, int]:
 
 def _prize(prizes: Sequence[int], place: int) -> int:
     return prizes[place - 1] if place <= len(prizes) else 0
+
+
+def _register(
+    config: TournamentConfig, players: Sequence[str], tournament_id: str, now: float
+) -> tuple[Registration, list[Event]]:
+    """Registration before the start (REG-1): every bot brings the money for its entries."""
+    rules = RegistrationRules(
+        tournament=tournament_id,
+        buy_in=config.buy_in,
+        fee=config.fee,
+        late_registration_levels=config.late_registration_levels,
+        reentries=config.reentries,
+    )
+    registration = Registration(rules, Ledger(), Rankings())
+    price = (config.buy_in + config.fee) * (1 + config.reentries)
+    events: list[Event] = list(registration.open(now=now))
+    for player in players:
+        registration.ledger.open_account(player, price, now=now)
+        registration.rankings.add_player(player)
+        events += registration.register(player, now=now)
+    events += registration.start(now=now)
+    return registration, events

@@ -66,3 +66,12 @@ def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
             out.add(e["player"])
     prizes = [e["amount"] for e in log if e["type"] == "prize_awarded"]
     assert sum(prizes) == entries * cfg.buy_in
+    # the ledger balances to the cent: every entry paid buy-in and fee, the pool paid out whole
+    balance: Counter[str] = Counter()
+    for e in log:
+        if e["type"] == "ledger_posted":
+            balance[e["source"]] -= e["amount"]
+            balance[e["target"]] += e["amount"]
+    assert sum(balance.values()) == 0
+    assert balance["pool"] == 0 and balance["operator"] == entries * cfg.fee
+    assert kinds["player_registered"] == entries
