@@ -13,6 +13,7 @@ __all__ = [
     "Addon",
     "BreakStarted",
     "ButtonAssigned",
+    "ChipsRemoved",
     "Event",
     "FinalTable",
     "HandFinished",
@@ -217,6 +218,15 @@ class PlayerReentered(Event):
     table: int
     seat: int
     stack: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChipsRemoved(Event):
+    """A disqualified player's chips leave play (SAN-1; the rule is in orchestrator.sanctions)."""
+
+    EVENT_TYPE: ClassVar[str] = "chips_removed"
+    player: str
+    chips: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

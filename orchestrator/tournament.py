@@ -28,6 +28,7 @@ from orchestrator.events import (
     Addon,
     BreakStarted,
     ButtonAssigned,
+    ChipsRemoved,
     Event,
     FinalTable,
     HandFinished,
@@ -54,6 +55,7 @@ from orchestrator.payouts import default_percentages, payouts
 from orchestrator.places import Busted, place_eliminated
 from orchestrator.rebuys import ChipsAdded, boundary_rebuy, conversion_chips, rebuy_open
 from orchestrator.registration import Rankings, Registration, RegistrationRules
+from orchestrator.sanctions import Disqualify, Ruling, SanctionBook, SitOut
 from orchestrator.shootout import PhaseSeating, phase_rules
 from table_worker.cards import DECK_SIZE, draw_for_button
 
@@ -73,6 +75,7 @@ class NextHand:
     big_blind: int
     ante: int
     betting: str
+    sitting_out: tuple[int, ...] = ()  # seats that act automatically: check, else fold (OUT-1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +155,9 @@ class Tournament:
     late_arrivals: list[tuple[int, str]] = field(default_factory=list)  # (after hands, who)
     late_busted: list[tuple[Busted, int, int]] = field(default_factory=list)  # worst first
     registration: Registration | None = None  # REG-1, REG-2 and the ledger of every cent
+    sanctions: SanctionBook = field(default_factory=lambda: SanctionBook(head_judge="head"))
+    to_disqualify: set[str] = field(default_factory=set)
+    penalty_hands: dict[str, int] = field(default_factory=dict)
 
     # --- start ----------------------------------------------------------------------------
 
@@ -334,6 +340,11 @@ class Tournament:
             Busted(p.player, p.seat, p.start) for p in report.players if not self.stacks[p.player]
         ]
         busted = self._rescue_qualifiers(table, busted, report.button)
+        removed = [
+            p
+            for p in report.players
+            if p.player in self.to_disqualify and p.player not in {b.player for b in busted}
+        ]
         back = [who.player for who in busted if self._may_reenter(who.player)]
         busted = [who for who in busted if who.player not in back]
         for who in busted:
@@ -351,6 +362,17 @@ class Tournament:
             self.late_busted += [(who, table, report.hand) for who, _ in reversed(order)]
         else:
             events += self._place(busted, report.button, table, report.hand)
+        for p in removed:  # SAN-1: the chips leave play, the player takes the worst place left
+            chips = self.stacks.pop(p.player)
+            self.to_disqualify.discard(p.player)
+            events.append(ChipsRemoved(player=p.player, chips=chips))
+            events += self._place(
+                [Busted(p.player, p.seat, chips)], report.button, table, report.hand
+            )
+        assert state.issued is not None
+        for p in report.players:  # SAN-2 penalties count down the hands sat out
+            if p.seat in state.issued.sitting_out and self.penalty_hands.get(p.player):
+                self.penalty_hands[p.player] -= 1
         # STEP 4: the winner, if one player is left.
         if self.active_players == 1:
             events += self._place_round() + self._place_late_busted()
@@ -361,7 +383,7 @@ class Tournament:
         # STEP 5: balancing and closing (FO-2..FO-5, CLOSE-1, BAL-1), or a shoot-out table
         # done with its phase (SO-2).
         assert state.issued is not None
-        gone = [who.player for who in busted] + back
+        gone = [who.player for who in busted] + back + [p.player for p in removed]
         balance_events, closed = self._balance(table, gone, state.issued.blinds.big_blind, rng)
         events += balance_events
         # STEP 5b: re-entries and late registrants take random seats (never between the small
@@ -518,6 +540,38 @@ class Tournament:
             span = (first - upcoming.button) % size
             gaps[table] = {(upcoming.button + k - 1) % size + 1 for k in range(1, span)}
         return gaps
+
+    def sanction(
+        self,
+        kind: str,
+        player: str,
+        *,
+        judge: str,
+        reason: str,
+        now: float,
+        hands: int = 0,
+    ) -> list[Event]:
+        """SAN-1/SAN-2: a warning (the third disqualifies), a penalty of `hands` hands sat out,
+        or a direct disqualification (head judge). Carried out at the player's next hand
+        boundary; the events are logged now."""
+        book, in_play = self.sanctions, tuple(self.stacks)
+        ruling: Ruling
+        if kind == "warning":
+            ruling = book.warn(player, judge=judge, reason=reason, now=now, in_play=in_play)
+        elif kind == "penalty":
+            ruling = book.penalize(
+                player, hands=hands, judge=judge, reason=reason, now=now, in_play=in_play
+            )
+        elif kind == "disqualification":
+            ruling = book.disqualify(player, judge=judge, reason=reason, now=now, in_play=in_play)
+        else:
+            raise ReportError(f"unknown sanction {kind!r} (warning, penalty, disqualification)")
+        for action in ruling.actions:
+            if isinstance(action, Disqualify):
+                self.to_disqualify.add(action.player)
+            elif isinstance(action, SitOut):
+                self.penalty_hands[action.player] = action.hands
+        return list(ruling.events)
 
     def request_rebuy(self, player: str) -> None:
         """A player asks for a rebuy (RB-3); it is taken at their next hand boundary."""
@@ -710,6 +764,7 @@ class Tournament:
             big_blind=level.big_blind,
             ante=level.ante,
             betting=self.config.betting,
+            sitting_out=tuple(s for s in occupied if self.penalty_hands.get(seats[s], 0) > 0),
         )
         state.issued = next_hand
         return TableDirective(table, next_hand)

@@ -18,7 +18,7 @@ import ray
 from orchestrator.events import HandPlayer
 from orchestrator.tournament import HandReport, NextHand, TableDirective
 from rng_service.client import BlockingDeckClient
-from table_worker.bots import Bot, make_bot
+from table_worker.bots import Bot, SittingOut, make_bot
 from table_worker.engine import Betting, Hand, HandSetup
 from table_worker.phh import phhs_section
 from table_worker.session import PlayedHand
@@ -86,6 +86,8 @@ class Table:
         )
         names = {seat: player for seat, player, _ in spec.seats}
         bots = {seat: self._bot(player) for seat, player in names.items()}
+        for seat in spec.sitting_out:  # OUT-1: check when possible, otherwise fold
+            bots[seat] = SittingOut()
         while (seat := hand.actor) is not None:
             hand.act(seat, bots[seat].decide(hand, hand.legal_actions()))
         self._history.write(phhs_section(PlayedHand(self.table, spec.hand, names, hand)))

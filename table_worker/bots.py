@@ -12,7 +12,15 @@ import eval7
 from table_worker.cards import EVAL7_CARDS
 from table_worker.engine import Decision, DecisionKind, Hand, LegalActions, Street
 
-__all__ = ["BOT_POLICIES", "Bot", "CallingStation", "HandStrengthBot", "RandomLegalBot", "make_bot"]
+__all__ = [
+    "BOT_POLICIES",
+    "Bot",
+    "CallingStation",
+    "HandStrengthBot",
+    "RandomLegalBot",
+    "SittingOut",
+    "make_bot",
+]
 
 FOLD = Decision(DecisionKind.FOLD)
 CHECK_CALL = Decision(DecisionKind.CHECK_CALL)
@@ -138,6 +146,14 @@ class HandStrengthBot:
     @staticmethod
     def _fold_or_check(legal: LegalActions) -> Decision:
         return FOLD if legal.can_fold else CHECK_CALL
+
+
+class SittingOut:
+    """OUT-1: a player who is out (sitting out, timed out, penalised) acts automatically:
+    check when checking is possible, otherwise fold."""
+
+    def decide(self, hand: Hand, legal: LegalActions) -> Decision:
+        return CHECK_CALL if legal.can_check else FOLD
 
 
 BOT_POLICIES: dict[str, Callable[[random.Random], Bot]] = {

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from tournament_checks import check_log
 
 from orchestrator.config import TournamentConfig, parse_config
-from orchestrator.errors import ReportError
+from orchestrator.errors import ReportError, SanctionError
 from orchestrator.eventlog import EventLog
 from orchestrator.events import Event, HandPlayer
 from orchestrator.tournament import HandReport, NextHand, TableDirective, Tournament
-from table_worker.bots import make_bot
+from table_worker.bots import SittingOut, make_bot
 from table_worker.engine import Betting, Hand, HandSetup
 
 
@@ -52,7 +52,8 @@ def play(spec: NextHand, rng: random.Random) -> HandReport:
     )
     bot = make_bot("random", rng)
     while (seat := hand.actor) is not None:
-        hand.act(seat, bot.decide(hand, hand.legal_actions()))
+        player = SittingOut() if seat in spec.sitting_out else bot
+        hand.act(seat, player.decide(hand, hand.legal_actions()))
     end = hand.finishing_stacks()
     return HandReport(
         spec.table,
@@ -434,3 +435,63 @@ def next_blinds_for(tournament: Tournament, table: int) -> tuple[int, int]:
     assert blinds is not None
     upcoming = next_blinds(blinds, sorted(tournament.floor.tables[table]))
     return upcoming.button, upcoming.small_blind or upcoming.big_blind
+
+
+def test_san1_the_third_warning_disqualifies_at_the_next_boundary_and_the_chips_leave() -> None:
+    cfg = config(players=12, max_per_table=6, buy_in=100)
+    rng = random.Random(8)
+    tournament, _ = Tournament.start(
+        cfg, [f"p{k}" for k in range(12)], tournament_id="t", now=0.0, rng=rng
+    )
+    directive = tournament.first_hands()[0]
+    assert directive.next_hand is not None
+    cheat = directive.next_hand.seats[0][1]
+    events = []
+    for n in range(3):
+        events += tournament.sanction("warning", cheat, judge="floor", reason=f"chat {n}", now=1.0)
+    assert [e.EVENT_TYPE for e in events][-1] == "player_disqualified"
+    assert cheat in tournament.stacks  # still seated until the hand in play is over
+    spec = directive.next_hand  # a hand where nobody's stack changed (all folded to the blind)
+    quiet = HandReport(
+        spec.table,
+        spec.hand,
+        spec.blinds.button,
+        tuple(HandPlayer(p, seat, stack, stack) for seat, p, stack in spec.seats),
+    )
+    step = tournament.hand_finished(quiet, now=2.0, rng=rng)
+    kinds = [e.EVENT_TYPE for e in step.events]
+    assert "chips_removed" in kinds and cheat not in tournament.stacks
+    placed = next(
+        e
+        for e in step.events
+        if e.EVENT_TYPE == "player_eliminated" and e.fields()["player"] == cheat
+    )
+    assert placed.fields()["place"] == tournament.active_players + 1  # the worst place left
+    with pytest.raises(SanctionError, match="already disqualified"):
+        tournament.sanction("warning", cheat, judge="floor", reason="again", now=3.0)
+
+
+def test_san2_a_penalty_sits_the_player_out_check_or_fold() -> None:
+    cfg = config(players=6, max_per_table=6)
+    rng = random.Random(9)
+    tournament, _ = Tournament.start(
+        cfg, [f"p{k}" for k in range(6)], tournament_id="t", now=0.0, rng=rng
+    )
+    directive = tournament.first_hands()[0]
+    assert directive.next_hand is not None
+    player = directive.next_hand.seats[2][1]
+    tournament.sanction("penalty", player, judge="floor", reason="slow roll", hands=2, now=1.0)
+    seat = directive.next_hand.seats[2][0]
+    spec, sat_out = directive.next_hand, []
+    for now in (2.0, 3.0, 4.0):  # hands where nobody's stack changes
+        quiet = HandReport(
+            spec.table,
+            spec.hand,
+            spec.blinds.button,
+            tuple(HandPlayer(p, s, c, c) for s, p, c in spec.seats),
+        )
+        step = tournament.hand_finished(quiet, now=now, rng=rng)
+        assert step.directive is not None and step.directive.next_hand is not None
+        spec = step.directive.next_hand
+        sat_out.append(spec.sitting_out)
+    assert sat_out == [(seat,), (seat,), ()]  # the next two hands, then back in

@@ -31,6 +31,8 @@ def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
             stacks[e["player"]] = e["stack"]
         elif e["type"] in ("rebuy", "addon"):
             stacks[e["player"]] += e["chips"]
+        elif e["type"] == "chips_removed":  # SAN-1: a disqualified player's chips leave play
+            stacks[e["player"]] -= e["chips"]
         elif e["type"] == "hand_finished":
             key = (e["table"], e["hand"])
             assert key not in seen_hands
