@@ -85,11 +85,13 @@ class Table:
             served.cards,
         )
         names = {seat: player for seat, player, _ in spec.seats}
-        bots = {seat: self._bot(player) for seat, player in names.items()}
-        for seat in spec.sitting_out:  # OUT-1: check when possible, otherwise fold
-            bots[seat] = SittingOut()
-        while (seat := hand.actor) is not None:
-            hand.act(seat, bots[seat].decide(hand, hand.legal_actions()))
+        bots = {
+            # OUT-1: a seat sitting out checks when it can, otherwise folds
+            seat: SittingOut() if seat in spec.sitting_out else self._bot(player)
+            for seat, player in names.items()
+        }
+        while (actor := hand.actor) is not None:
+            hand.act(actor, bots[actor].decide(hand, hand.legal_actions()))
         self._history.write(phhs_section(PlayedHand(self.table, spec.hand, names, hand)))
         self._history.flush()
         self.hands_played += 1
