@@ -10,6 +10,7 @@ a table ends its own loop when its directive says close.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections import deque
@@ -21,7 +22,7 @@ import ray
 
 from orchestrator.config import TournamentConfig
 from orchestrator.eventlog import EventLog
-from orchestrator.events import Event, TableOpened
+from orchestrator.events import Event, SideEventStarted, TableOpened
 from orchestrator.tournament import HandReport, TableDirective, Tournament
 
 
@@ -48,6 +49,13 @@ class Orchestrator:
     ) -> None:
         self._tournament_id = tournament_id
         self._settings = tables
+        self._config = config
+        self._seed = seed
+        self._out = Path(out_dir)
+        self._started_at = time.time()
+        self._side_events: list[Any] = []  # ObjectRefs of side events' completion (RB-6)
+        # An async actor may run calls out of order: completion waits for the start.
+        self._started = asyncio.Event()
         self._runs: dict[int, Any] = {}  # table -> ObjectRef of its run loop
         self._rng = random.Random(seed)
         self._log = EventLog(Path(out_dir) / "events.jsonl")
@@ -64,6 +72,7 @@ class Orchestrator:
         self._self = handle
         for directive in self._tournament.first_hands():
             self._open_table(directive)
+        self._started.set()
         return len(self._runs)
 
     def _open_table(self, directive: TableDirective) -> None:
@@ -86,15 +95,59 @@ class Orchestrator:
         for event in events:
             if isinstance(event, TableOpened) and event.table not in self._runs:
                 self._open_table(self._tournament.opening_directive(event.table))
+            elif isinstance(event, SideEventStarted):
+                self._start_side_event(event)
+
+    def _start_side_event(self, event: SideEventStarted) -> None:
+        """RB-6: a side event is a tournament of its own (registration, ledger, log, tables)
+        run by its own orchestrator beside this one."""
+        out = self._out / "side-events" / str(event.event)
+        out.mkdir(parents=True, exist_ok=True)
+        settings = TableSettings(
+            deck_target=self._settings.deck_target,
+            hands_dir=str(out / "hands"),
+            policies=self._settings.policies,
+            seed=self._seed + event.event,
+        )
+        side_id = f"{self._tournament_id}-side{event.event}"
+        side = OrchestratorActor.options(name=f"{side_id}-orchestrator").remote(
+            self._config.side_event_config(event.event),
+            list(event.players),
+            tournament_id=side_id,
+            seed=self._seed + event.event,
+            out_dir=str(out),
+            tables=settings,
+        )
+        side.start.remote(side)
+        self._side_events.append(side.complete.remote())
 
     async def hands_played(self) -> int:
         """Wait for every table's loop to end (tables opened meanwhile included); the hands
         they played in all."""
+        await self._started.wait()
         while True:
             runs = list(self._runs.values())
             played = await asyncio.gather(*runs)
             if len(runs) == len(self._runs):
                 return sum(played)
+
+    async def complete(self) -> dict[str, Any]:
+        """Wait for the tournament and its side events to end; write results.json; return the
+        results with the hands played (side events' included)."""
+        hands = await self.hands_played()
+        sides: list[dict[str, Any]] = []
+        while len(sides) < len(self._side_events):
+            sides = list(await asyncio.gather(*self._side_events))
+        seconds = time.time() - self._started_at
+        results = self._tournament.results(seconds=seconds)
+        (self._out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+        self._log.close()
+        return {
+            "results": results,
+            "hands": hands,
+            "side_event_hands": sum(side["hands"] for side in sides),
+            "side_events": len(sides),
+        }
 
     async def hand_finished(self, report: HandReport) -> TableDirective:
         started, cpu_started = time.perf_counter(), time.thread_time()
@@ -136,12 +189,6 @@ class Orchestrator:
     async def report_seconds(self) -> list[tuple[float, float]]:
         """(wall, CPU) seconds the core and the log took per hand report (`mtt bench`)."""
         return list(self._report_seconds)
-
-    async def results(self, seconds: float) -> dict[str, object]:
-        return self._tournament.results(seconds=seconds)
-
-    async def close(self) -> None:
-        self._log.close()
 
 
 # Typed as Any: Ray's decorator hides the class behind its own proxy type.

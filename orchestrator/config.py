@@ -47,6 +47,12 @@ hand_for_hand = 20        # in [tournament]: from this many players left until t
 late_registration_levels = 4   # in [tournament]: registration stays open for 4 levels; a
 reentries = 1             # busted player may enter again (a new entry) that often, and
 late_entries = 30         # (bots only) this many more bots register during the window
+
+[side_events]             # RB-6: fast freeze-outs for eliminated players, beside the event
+players = 10              # each starts when this many have joined (so its prizes are fixed)
+starting_stack = 2500
+buy_in = 1000
+percent = [60, 40]
 """
 
 from __future__ import annotations
@@ -89,6 +95,18 @@ class RebuyRules:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SideEvents:
+    """RB-6: fast freeze-outs for eliminated players, beside the main event."""
+
+    players: int = 10
+    starting_stack: int = 2500
+    buy_in: int = 0
+    fee: int = 0
+    percent: tuple[int, ...] = (60, 40)
+    level_length: int = 5
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Phase:
     max_per_table: int
     qualifiers: int
@@ -119,6 +137,28 @@ class TournamentConfig:
     late_registration_levels: int = 0
     reentries: int = 0
     late_entries: int = 0
+    max_entries: int | None = None
+    cancellation_bp: int = 0
+    side_events: SideEvents | None = None
+
+    def side_event_config(self, number: int) -> TournamentConfig:
+        """RB-6: side event `number` as a freeze-out of its own (one table, no rebuys, its
+        prizes fixed in advance by the full field it waits for)."""
+        side = self.side_events
+        assert side is not None
+        return TournamentConfig(
+            name=f"{self.name}-side{number}",
+            players=side.players,
+            max_per_table=side.players,
+            starting_stack=side.starting_stack,
+            betting=self.betting,
+            buy_in=side.buy_in,
+            fee=side.fee,
+            level_unit="hands",
+            level_length=side.level_length,
+            levels=self.levels,
+            payout_percent=side.percent,
+        )
 
     def with_players(self, players: int) -> TournamentConfig:
         fields = {name: getattr(self, name) for name in self.__slots__}
@@ -126,7 +166,16 @@ class TournamentConfig:
         return TournamentConfig(**fields)
 
 
-_SECTIONS = {"tournament", "levels", "breaks", "payouts", "rebuy", "phases", "shootout"}
+_SECTIONS = {
+    "tournament",
+    "levels",
+    "breaks",
+    "payouts",
+    "rebuy",
+    "phases",
+    "shootout",
+    "side_events",
+}
 _TOURNAMENT_KEYS = {
     "name",
     "players",
@@ -141,6 +190,8 @@ _TOURNAMENT_KEYS = {
     "late_registration_levels",
     "reentries",
     "late_entries",
+    "max_entries",
+    "cancellation_percent",
 }
 _LEVEL_KEYS = {"unit", "length", "blinds"}
 
@@ -230,6 +281,10 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         heads_up_knockout=_parse_shootout(data.get("shootout"), structure, data.get("phases")),
         hand_for_hand=_whole(tournament.get("hand_for_hand", 0), "hand_for_hand"),
         **_parse_late(tournament, structure),
+        max_entries=_optional_whole(tournament.get("max_entries"), "max_entries", low=2),
+        cancellation_bp=100
+        * _whole(tournament.get("cancellation_percent", 0), "cancellation_percent", high=100),
+        side_events=_parse_side_events(data.get("side_events")),
     )
 
 
@@ -372,3 +427,37 @@ def _parse_late(tournament: Mapping[str, Any], structure: str) -> dict[str, int]
     if levels and structure == "shootout":
         raise ConfigError("a shoot-out seats its field once per phase: no late registration")
     return {"late_registration_levels": levels, "reentries": reentries, "late_entries": late}
+
+
+def _optional_whole(value: object, what: str, *, low: int) -> int | None:
+    return None if value is None else _whole(value, what, low=low)
+
+
+def _parse_side_events(raw: object) -> SideEvents | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise ConfigError("[side_events] must be a table")
+    _unknown(
+        "side_events",
+        raw,
+        {"players", "starting_stack", "buy_in", "fee", "percent", "level_length"},
+    )
+    d = SideEvents()
+    percent = _parse_payouts({"percent": raw.get("percent", list(d.percent))})
+    assert percent is not None
+    players = _whole(raw.get("players", d.players), "side_events.players", low=2, high=10)
+    if len(percent) > players:
+        raise ConfigError(f"side events pay {len(percent)} places but seat only {players}")
+    return SideEvents(
+        players=players,
+        starting_stack=_whole(
+            raw.get("starting_stack", d.starting_stack), "side_events.starting_stack", low=1
+        ),
+        buy_in=_whole(raw.get("buy_in", d.buy_in), "side_events.buy_in"),
+        fee=_whole(raw.get("fee", d.fee), "side_events.fee"),
+        percent=percent,
+        level_length=_whole(
+            raw.get("level_length", d.level_length), "side_events.level_length", low=1
+        ),
+    )

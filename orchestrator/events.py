@@ -38,6 +38,7 @@ __all__ = [
     "RegistrationOpened",
     "RollForwardPaid",
     "SanctionRescinded",
+    "SideEventStarted",
     "TableClosed",
     "TableOpened",
     "TournamentCancelled",
@@ -218,6 +219,16 @@ class PlayerReentered(Event):
     table: int
     seat: int
     stack: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideEventStarted(Event):
+    """RB-6: eliminated players fill a side event, which runs beside the main event with its
+    own registration, log and tables (`side-events/<event>/` in the run's folder)."""
+
+    EVENT_TYPE: ClassVar[str] = "side_event_started"
+    event: int
+    players: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,8 +7,8 @@ results.json. All Ray calls on tables are made here and in `table_worker.actor`.
 
 from __future__ import annotations
 
-import json
 import logging
+import shutil
 import subprocess
 import sys
 import time
@@ -115,6 +115,7 @@ def run_tournament(
     out.mkdir(parents=True, exist_ok=True)
     for stale in ("events.jsonl", "results.json"):
         (out / stale).unlink(missing_ok=True)
+    shutil.rmtree(out / "side-events", ignore_errors=True)
     hands_dir = out / "hands"
     if hands_dir.exists():
         for old in hands_dir.glob("*.phhs"):
@@ -141,7 +142,7 @@ def run_tournament(
             tables=settings,
         )
         ray.get(orchestrator.start.remote(orchestrator))
-        done = orchestrator.hands_played.remote()
+        done = orchestrator.complete.remote()
         seen = 0
         while not ray.wait([done], timeout=0.5)[0]:
             peak = max(peak, psutil.virtual_memory().used)
@@ -150,12 +151,10 @@ def run_tournament(
                 seen = events[-1]["seq"] if events else seen
                 status = ray.get(orchestrator.status.remote())
                 progress(status | {"seconds": time.time() - started, "events": events})
-        hands = ray.get(done)
+        outcome = ray.get(done)
         seconds = time.time() - started
-        results = ray.get(orchestrator.results.remote(seconds))
+        results, hands = outcome["results"], outcome["hands"]
         report_seconds = ray.get(orchestrator.report_seconds.remote())
-        ray.get(orchestrator.close.remote())
-    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
 
 

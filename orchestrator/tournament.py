@@ -43,6 +43,7 @@ from orchestrator.events import (
     PlayerSeated,
     PrizeAwarded,
     Rebuy,
+    SideEventStarted,
     TableClosed,
     TableOpened,
     TournamentFinished,
@@ -158,6 +159,8 @@ class Tournament:
     sanctions: SanctionBook = field(default_factory=lambda: SanctionBook(head_judge="head"))
     to_disqualify: set[str] = field(default_factory=set)
     penalty_hands: dict[str, int] = field(default_factory=dict)
+    side_queue: list[str] = field(default_factory=list)  # RB-6: eliminated, waiting to play
+    side_events: int = 0
 
     # --- start ----------------------------------------------------------------------------
 
@@ -364,11 +367,11 @@ class Tournament:
             events += self._place(busted, report.button, table, report.hand)
         for p in removed:  # SAN-1: the chips leave play, the player takes the worst place left
             chips = self.stacks.pop(p.player)
-            self.to_disqualify.discard(p.player)
             events.append(ChipsRemoved(player=p.player, chips=chips))
             events += self._place(
                 [Busted(p.player, p.seat, chips)], report.button, table, report.hand
             )
+            self.to_disqualify.discard(p.player)
         assert state.issued is not None
         for p in report.players:  # SAN-2 penalties count down the hands sat out
             if p.seat in state.issued.sitting_out and self.penalty_hands.get(p.player):
@@ -468,9 +471,19 @@ class Tournament:
         return events
 
     def _out(self, player: str) -> list[Event]:
-        if self.registration is None:
-            return []
-        return list(self.registration.eliminated(player, now=self.clock.level_started_at))
+        events: list[Event] = []
+        if self.registration is not None:
+            events += self.registration.eliminated(player, now=self.clock.level_started_at)
+        side = self.config.side_events
+        if side is not None and player not in self.to_disqualify:  # bots all join (RB-6)
+            self.side_queue.append(player)
+            if len(self.side_queue) == side.players:
+                self.side_events += 1
+                events.append(
+                    SideEventStarted(event=self.side_events, players=tuple(self.side_queue))
+                )
+                self.side_queue = []
+        return events
 
     def _late_open(self) -> bool:
         return self.clock.level <= self.config.late_registration_levels
@@ -871,6 +884,8 @@ def _register(
         fee=config.fee,
         late_registration_levels=config.late_registration_levels,
         reentries=config.reentries,
+        max_entries=config.max_entries,
+        cancellation_bp=config.cancellation_bp,
     )
     registration = Registration(rules, Ledger(), Rankings())
     price = (config.buy_in + config.fee) * (1 + config.reentries)

@@ -114,7 +114,16 @@ def test_each_structure_runs_end_to_end_on_ray(example: str, tmp_path: Path) -> 
     check_log(config, events)
     kinds = {e["type"] for e in events}
     if config.structure == "rebuy":
-        assert {"rebuy", "addon"} <= kinds
+        assert {"rebuy", "addon", "side_event_started"} <= kinds
+        sides = [e for e in events if e["type"] == "side_event_started"]
+        for side in sides:  # RB-6: each side event ran to its end with its own files
+            folder = tmp_path / "side-events" / str(side["event"])
+            side_config = config.side_event_config(side["event"])
+            side_events = read_events(folder)
+            check_log(side_config, side_events)
+            hands = sum(e["type"] == "hand_finished" for e in side_events)
+            check_hands_replay_in_pokerkit(folder, hands)
+            assert json.loads((folder / "results.json").read_text())["players"] == 10
     else:
         assert {"phase_started", "player_qualified"} <= kinds
     check_hands_replay_in_pokerkit(tmp_path, summary.hands)

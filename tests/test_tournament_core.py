@@ -495,3 +495,26 @@ def test_san2_a_penalty_sits_the_player_out_check_or_fold() -> None:
         spec = step.directive.next_hand
         sat_out.append(spec.sitting_out)
     assert sat_out == [(seat,), (seat,), ()]  # the next two hands, then back in
+
+
+def test_rb6_eliminated_players_fill_side_events_of_ten() -> None:
+    cfg = parse_config(
+        {
+            "tournament": {"players": 36, "max_per_table": 9, "starting_stack": 1000},
+            "levels": {"length": 3, "blinds": [[10, 20], [20, 40], [40, 80]]},
+            "side_events": {"players": 10, "buy_in": 500, "percent": [60, 40]},
+        }
+    )
+    _, log = run(cfg, seed=3)
+    check_log(cfg, log)
+    sides = [e for e in log if e["type"] == "side_event_started"]
+    assert [e["event"] for e in sides] == [1, 2, 3]  # 35 eliminated: three full side events
+    eliminated = [e["player"] for e in log if e["type"] == "player_eliminated"]
+    assert [p for e in sides for p in e["players"]] == eliminated[:30]  # in order of exit
+    side = cfg.side_event_config(1)
+    assert (side.players, side.starting_stack, side.rebuy, side.payout_percent) == (
+        10,
+        2500,
+        None,
+        (60, 40),
+    )
