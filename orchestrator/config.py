@@ -139,6 +139,7 @@ class TournamentConfig:
     late_entries: int = 0
     max_entries: int | None = None
     cancellation_bp: int = 0
+    skill_levels: tuple[str, str] | None = None  # SKILL-2: lowest and highest level admitted
     side_events: SideEvents | None = None
 
     def side_event_config(self, number: int) -> TournamentConfig:
@@ -192,6 +193,7 @@ _TOURNAMENT_KEYS = {
     "late_entries",
     "max_entries",
     "cancellation_percent",
+    "skill_levels",
 }
 _LEVEL_KEYS = {"unit", "length", "blinds"}
 
@@ -285,6 +287,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         cancellation_bp=100
         * _whole(tournament.get("cancellation_percent", 0), "cancellation_percent", high=100),
         side_events=_parse_side_events(data.get("side_events")),
+        skill_levels=_parse_skill_levels(tournament.get("skill_levels")),
     )
 
 
@@ -461,3 +464,21 @@ def _parse_side_events(raw: object) -> SideEvents | None:
             raw.get("level_length", d.level_length), "side_events.level_length", low=1
         ),
     )
+
+
+SKILL_LEVELS = ("beginner", "expert", "professional", "legend")  # SKILL-1, in order
+
+
+def _parse_skill_levels(raw: object) -> tuple[str, str] | None:
+    """SKILL-2: `skill_levels = ["expert", "legend"]` admits Experts up to Legends."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) != 2 or not all(isinstance(x, str) for x in raw):
+        raise ConfigError('skill_levels must be [lowest, highest], e.g. ["expert", "legend"]')
+    low, high = (x.lower() for x in raw)
+    for level in (low, high):
+        if level not in SKILL_LEVELS:
+            raise ConfigError(f"unknown skill level {level!r} (known: {', '.join(SKILL_LEVELS)})")
+    if SKILL_LEVELS.index(low) > SKILL_LEVELS.index(high):
+        raise ConfigError(f"skill_levels: {low} is above {high}")
+    return low, high

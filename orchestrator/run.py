@@ -8,6 +8,7 @@ results.json. All Ray calls on tables are made here and in `table_worker.actor`.
 from __future__ import annotations
 
 import logging
+import random
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from typing import Any, TextIO
 import psutil
 
 from orchestrator.config import TournamentConfig
+from orchestrator.tournament import Tournament
 
 __all__ = ["RunOptions", "RunSummary", "deck_service", "local_ray", "run_tournament"]
 
@@ -123,6 +125,11 @@ def run_tournament(
     store = options.store or f"sqlite:///{(out / 'decks.db').resolve()}"
     players = [f"p{k:05d}" for k in range(1, config.players + 1)]
     tournament_id = f"{config.name}-{options.seed}"
+    # Registration problems (capacity, skill range) surface here as typed errors, before
+    # any process starts.
+    Tournament.start(
+        config, players, tournament_id=tournament_id, now=0.0, rng=random.Random(options.seed)
+    )
     baseline = psutil.virtual_memory().used
     peak = baseline
     with deck_service(store) as deck_target, local_ray(options.ray_address):

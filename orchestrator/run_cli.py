@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from orchestrator.config import load_config
-from orchestrator.errors import ConfigError
+from orchestrator.errors import ConfigError, OrchestratorError
 
 
 def _positive(text: str) -> int:
@@ -68,6 +68,9 @@ def _run(args: argparse.Namespace) -> int:
     options = RunOptions(out=args.out, seed=seed, store=args.store, ray_address=args.ray_address)
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
+    except OrchestratorError as exc:
+        print(f"mtt run: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"\nstopped; the event log so far is in {args.out}/events.jsonl", file=sys.stderr)
         return 130

@@ -55,7 +55,13 @@ from orchestrator.levels import blind_level, level_due
 from orchestrator.payouts import default_percentages, payouts
 from orchestrator.places import Busted, place_eliminated
 from orchestrator.rebuys import ChipsAdded, boundary_rebuy, conversion_chips, rebuy_open
-from orchestrator.registration import Rankings, Registration, RegistrationRules
+from orchestrator.registration import (
+    Rankings,
+    Registration,
+    RegistrationRules,
+    SkillLevel,
+    SkillRange,
+)
 from orchestrator.sanctions import Disqualify, Ruling, SanctionBook, SitOut
 from orchestrator.shootout import PhaseSeating, phase_rules
 from table_worker.cards import DECK_SIZE, draw_for_button
@@ -886,6 +892,9 @@ def _register(
         reentries=config.reentries,
         max_entries=config.max_entries,
         cancellation_bp=config.cancellation_bp,
+        skill_range=None
+        if config.skill_levels is None
+        else SkillRange.of_levels(*(SkillLevel[level.upper()] for level in config.skill_levels)),
     )
     registration = Registration(rules, Ledger(), Rankings())
     price = (config.buy_in + config.fee) * (1 + config.reentries)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tournament_checks import check_log
 
 from orchestrator.config import TournamentConfig, parse_config
-from orchestrator.errors import ReportError, SanctionError
+from orchestrator.errors import ConfigError, ReportError, SanctionError
 from orchestrator.eventlog import EventLog
 from orchestrator.events import Event, HandPlayer
 from orchestrator.tournament import HandReport, NextHand, TableDirective, Tournament
@@ -518,3 +518,25 @@ def test_rb6_eliminated_players_fill_side_events_of_ten() -> None:
         None,
         (60, 40),
     )
+
+
+def test_skill2_a_skill_range_refuses_players_outside_it_clearly() -> None:
+    from orchestrator.errors import SkillRangeError
+
+    cfg = config(players=6, skill_levels=["expert", "legend"])
+    with pytest.raises(SkillRangeError, match="SKILL-2"):  # new players start as Beginners
+        Tournament.start(
+            cfg, [f"p{k}" for k in range(6)], tournament_id="t", now=0.0, rng=random.Random(1)
+        )
+    with pytest.raises(ConfigError, match="unknown skill level"):
+        config(players=6, skill_levels=["novice", "legend"])
+
+
+def test_reg_capacity_and_money_are_checked_at_registration() -> None:
+    from orchestrator.errors import TournamentFullError
+
+    cfg = config(players=6, max_entries=5, buy_in=100, fee=10)
+    with pytest.raises(TournamentFullError):
+        Tournament.start(
+            cfg, [f"p{k}" for k in range(6)], tournament_id="t", now=0.0, rng=random.Random(1)
+        )
