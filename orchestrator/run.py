@@ -34,6 +34,7 @@ class RunOptions:
     store: str | None = None  # the deck store; default: SQLite in the run's folder
     ray_address: str | None = None
     policies: tuple[str, ...] = ("strength", "random", "station")
+    ray_logs: bool = True  # forward Ray's worker logs to this terminal
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,7 @@ def deck_service(store: str) -> Iterator[str]:
 
 
 @contextmanager
-def local_ray(address: str | None) -> Iterator[None]:
+def local_ray(address: str | None, *, logs: bool = True) -> Iterator[None]:
     """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address."""
     import ray  # the package's __init__ has already kept Ray on 127.0.0.1
 
@@ -94,7 +95,7 @@ def local_ray(address: str | None) -> Iterator[None]:
         address=address or "local",
         include_dashboard=False,
         logging_level=logging.WARNING,
-        log_to_driver=True,
+        log_to_driver=logs,
         configure_logging=True,
     )
     try:
@@ -132,7 +133,7 @@ def run_tournament(
     )
     baseline = psutil.virtual_memory().used
     peak = baseline
-    with deck_service(store) as deck_target, local_ray(options.ray_address):
+    with deck_service(store) as deck_target, local_ray(options.ray_address, logs=options.ray_logs):
         started = time.time()
         settings = TableSettings(
             deck_target=deck_target,

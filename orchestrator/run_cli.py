@@ -88,7 +88,8 @@ def _bench(args: argparse.Namespace) -> int:
     from orchestrator.run import RunOptions, run_tournament
 
     config = load_config(args.config).with_players(args.players)
-    summary = run_tournament(config, RunOptions(out=args.out, seed=args.seed))
+    options = RunOptions(out=args.out, seed=args.seed, ray_logs=not args.json)
+    summary = run_tournament(config, options)
     wall = sorted(w for w, _ in summary.report_seconds)
     cpu = sorted(c for _, c in summary.report_seconds)
 
