@@ -92,7 +92,8 @@ class Table:
         }
         while (actor := hand.actor) is not None:
             hand.act(actor, bots[actor].decide(hand, hand.legal_actions()))
-        self._history.write(phhs_section(PlayedHand(self.table, spec.hand, names, hand)))
+        played = PlayedHand(self.table, spec.hand, names, hand, deck=served)
+        self._history.write(phhs_section(played))
         self._history.flush()
         self.hands_played += 1
         finishing = hand.finishing_stacks()

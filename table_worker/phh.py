@@ -173,6 +173,16 @@ def hand_to_phh(played: PlayedHand) -> str:
         "players = [" + ", ".join(toml_string(played.names[s]) for s in hand.seats) + "]",
         f"finishing_stacks = {_toml_ints(finishing[s] for s in hand.seats)}",
     ]
+    if played.deck is not None:
+        # Provably fair: the whole deck, its serial and the salt of the commitment the deck
+        # service made before the deal, so anyone can check both (rng_service.commit).
+        deck = played.deck
+        lines += [
+            f"_deck_serial = {deck.serial}",
+            f"_deck = {toml_string(cards_text(deck.cards))}",
+            f"_deck_commitment = {toml_string(deck.commitment.hex())}",
+            f"_deck_salt = {toml_string(deck.salt.hex())}",
+        ]
     return "\n".join(lines)
 
 

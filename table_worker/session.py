@@ -8,6 +8,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from rng_service.deck import ServedDeck
 from table_worker.bots import Bot, make_bot
 from table_worker.cards import DECK_SIZE, draw_for_button
 from table_worker.engine import Betting, Hand, HandSetup
@@ -37,6 +38,7 @@ class PlayedHand:
     number: int
     names: dict[int, str]  # seat -> player name
     hand: Hand
+    deck: ServedDeck | None = None  # from the deck service: revealed in the hand history
 
 
 def blinds_for(seats: Sequence[int], button: int) -> tuple[int, int]:

@@ -14,6 +14,8 @@ from tournament_checks import check_log
 
 from orchestrator.config import load_config, parse_config
 from orchestrator.run import RunOptions, run_tournament
+from rng_service.commit import verify_commitment
+from table_worker.cards import cards_text, parse_cards
 from table_worker.oracle import replay_phhs
 
 pytestmark = pytest.mark.slow
@@ -25,12 +27,22 @@ def read_events(out: Path) -> list[dict[str, Any]]:
 
 
 def check_hands_replay_in_pokerkit(out: Path, expected_hands: int) -> None:
-    replayed = 0
+    """Every hand replays in pokerkit to its finishing stacks, and its deck is the one the
+    deck service committed to before the deal (RNG-3, DESIGN.md "Decks")."""
+    replayed, serials = 0, set()
     for path in sorted((out / "hands").glob("*.phhs")):
         for hand in replay_phhs(path.read_text()):
             assert list(hand.he7_stacks) == list(hand.history.finishing_stacks)
+            fields = hand.history.user_defined_fields
+            deck = bytes(parse_cards(fields["_deck"]))
+            salt, committed = bytes.fromhex(fields["_deck_salt"]), fields["_deck_commitment"]
+            assert verify_commitment(deck, salt, bytes.fromhex(committed))
+            first_hole = next(a for a in hand.history.actions if a.startswith("d dh p1 "))
+            n = len(hand.history.starting_stacks)
+            assert first_hole.split()[-1] == cards_text([deck[0], deck[n]])  # HE-3 order
+            serials.add(fields["_deck_serial"])
             replayed += 1
-    assert replayed == expected_hands
+    assert replayed == expected_hands == len(serials)  # no deck dealt twice
 
 
 def test_a_multi_table_tournament_runs_to_one_winner_on_ray(tmp_path: Path) -> None:
