@@ -176,12 +176,25 @@ def _play(args: argparse.Namespace) -> int:
     round_ = state.rounds[number - 1]
     config = state.config.poker
     results = {}
-    for pairing in round_.pairings:
-        if pairing.is_reported or pairing.b is None:
-            continue
-        rng = event.event_rng(state.config, f"poker:{pairing.table}", number)
-        policies = (config.bot_for(pairing.a), config.bot_for(pairing.b))
-        match = poker.play_match(pairing, policies, config, rng)
+    matches = [
+        (
+            pairing,
+            (config.bot_for(pairing.a), config.bot_for(pairing.b)),
+            config,
+            event.event_rng(state.config, f"poker:{pairing.table}", number),
+        )
+        for pairing in round_.pairings
+        if not pairing.is_reported and pairing.b is not None
+    ]
+    if args.ray:  # one table actor per match, the round's matches at once
+        from orchestrator.run import local_ray
+        from orchestrator.swiss.tables import play_round_on_ray
+
+        with local_ray(None, logs=False):
+            played = play_round_on_ray(matches)
+    else:
+        played = [poker.play_match(*match) for match in matches]
+    for (pairing, *_), match in zip(matches, played, strict=True):
         results[pairing.table] = match.result
         games = "; ".join(
             f"game {k}: {g.winner} in {g.hands} hands ({g.decided.value})"
@@ -369,7 +382,10 @@ def _register_swiss(commands: argparse._SubParsersAction[argparse.ArgumentParser
     p.add_argument("--amend", action="store_true", help="correct tables already reported")
     _formats(p)
 
-    add("play", _play, "play the last round's open matches as heads-up poker between bots")
+    p = add("play", _play, "play the last round's open matches as heads-up poker between bots")
+    p.add_argument(
+        "--ray", action="store_true", help="play each match in its own table actor on local Ray"
+    )
 
     _formats(add("standings", _standings, "standings with tie-breakers and dense ranks"))
 

@@ -294,3 +294,20 @@ def test_cli_help_on_every_command(capsys: pytest.CaptureFixture[str]) -> None:
             main([*argv, "--help"])
         assert exit_.value.code == 0
     assert "usage" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_cli_poker_round_on_ray_table_actors_gives_the_same_results(
+    event: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`mtt swiss play --ray` plays each match in its own table actor on real Ray, with the
+    same seeded RNG as in one process, so the round's results are the same."""
+    copy = tmp_path / "copy.json"
+    assert main(["swiss", "pair", "--state", str(event)]) == 0
+    copy.write_text(event.read_text())
+    assert main(["swiss", "play", "--state", str(event)]) == 0
+    assert main(["swiss", "play", "--ray", "--state", str(copy)]) == 0
+    capsys.readouterr()
+    _, here, _ = run(capsys, "swiss", "standings", "--state", str(event), "--json")
+    _, on_ray, _ = run(capsys, "swiss", "standings", "--state", str(copy), "--json")
+    assert json.loads(here) == json.loads(on_ray)
