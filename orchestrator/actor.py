@@ -93,7 +93,11 @@ class Orchestrator:
     def _record(self, events: list[Event], now: float) -> None:
         self._log.append(events, ts=now)  # write-ahead: before anything is carried out
         for event in events:
-            if isinstance(event, TableOpened) and event.table not in self._runs:
+            if (
+                isinstance(event, TableOpened)
+                and event.table not in self._runs
+                and event.table in self._tournament.tables  # not closed again meanwhile
+            ):
                 self._open_table(self._tournament.opening_directive(event.table))
             elif isinstance(event, SideEventStarted):
                 self._start_side_event(event)

@@ -51,8 +51,24 @@ Hierarchy::
         ├── NotInPlayError             a player who is not in the tournament (also a LookupError)
         └── AlreadyDisqualifiedError   a player already disqualified (SAN-1)
 
-Domain errors (a report that breaks the rules) live here; infrastructure errors (a store
-down) get their own branch when the shells add them, translated with ``raise ... from exc``.
+    StoreError                         the tournament store (orchestrator.store) failed or
+    │                                  refused; infrastructure, so not an OrchestratorError
+    ├── BadStoreUrl                    a URL naming no backend (`redis://host:port/db` and
+    │                                  `sqlite:///path` are the ones we have)
+    ├── StoreUnavailable               the backend cannot be reached (Redis down or restarting,
+    │                                  SQLite locked or unopenable); on Redis an append that
+    │                                  raises it may or may not have landed: read back
+    ├── StoreCorrupted                 a stored record cannot be decoded; names the tournament
+    │                                  and the seq (a bug or a hand-edited store)
+    ├── LogConflict                    an append refused: a seq already there, or not the next
+    │                                  one (a gap); the log is unchanged
+    ├── TournamentExists               registering a tournament twice
+    └── UnknownTournament              meta of a tournament never registered (also a LookupError)
+
+Domain errors (a report that breaks the rules) live under OrchestratorError; infrastructure
+errors (a store down) under StoreError, translated from driver errors at the boundary with
+``raise StoreUnavailable(...) from exc``. The used-deck store that `Store.decks` hands out is
+the deck service's own and raises `rng_service.errors.StoreError` and its subclasses.
 """
 
 from __future__ import annotations
@@ -61,6 +77,7 @@ __all__ = [
     "AccountExistsError",
     "AlreadyDisqualifiedError",
     "AlreadyRegisteredError",
+    "BadStoreUrl",
     "ConfigError",
     "FloorError",
     "InsufficientFundsError",
@@ -70,6 +87,7 @@ __all__ = [
     "InvalidSeatingError",
     "LedgerError",
     "LedgerInvariantError",
+    "LogConflict",
     "NoEntryError",
     "NotInPlayError",
     "NotRegisteredError",
@@ -82,11 +100,16 @@ __all__ = [
     "ReportError",
     "SanctionError",
     "SkillRangeError",
+    "StoreCorrupted",
+    "StoreError",
+    "StoreUnavailable",
+    "TournamentExists",
     "TournamentFullError",
     "UnknownAccountError",
     "UnknownEntrantError",
     "UnknownPlayerError",
     "UnknownTableError",
+    "UnknownTournament",
     "UnregisterClosedError",
 ]
 
@@ -209,3 +232,51 @@ class NotInPlayError(SanctionError, LookupError):
 
 class AlreadyDisqualifiedError(SanctionError):
     """The player is already disqualified (SAN-1)."""
+
+
+class StoreError(Exception):
+    """The tournament store failed or refused a write (infrastructure, not the rules)."""
+
+
+class BadStoreUrl(StoreError, ValueError):
+    """A store URL that names no backend we have, or is malformed."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached now; the caller may retry later.
+
+    On Redis an append that raises this may have landed (the reply was lost): read the log
+    back before appending again. On SQLite the transaction was rolled back.
+    """
+
+
+class StoreCorrupted(StoreError):
+    """A stored record cannot be decoded: bad JSON, or a record that is not what its key says."""
+
+    def __init__(self, tournament: str, seq: int | None, detail: str) -> None:
+        where = f"tournament {tournament!r}" + ("" if seq is None else f" seq {seq}")
+        super().__init__(f"corrupted record in {where}: {detail}")
+        self.tournament = tournament
+        self.seq = seq
+
+
+class LogConflict(StoreError):
+    """An append refused: the seq is already in the log, or does not follow the last one."""
+
+    def __init__(self, tournament: str, *, last_seq: int, first_seq: int) -> None:
+        kind = "already in the log" if first_seq <= last_seq else "leaves a gap"
+        super().__init__(
+            f"tournament {tournament!r}: append at seq {first_seq} {kind} "
+            f"(the log ends at {last_seq}); nothing written"
+        )
+        self.tournament = tournament
+        self.last_seq = last_seq
+        self.first_seq = first_seq
+
+
+class TournamentExists(StoreError):
+    """The tournament is already registered in the store."""
+
+
+class UnknownTournament(StoreError, LookupError):
+    """The tournament was never registered in the store."""

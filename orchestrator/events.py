@@ -18,8 +18,10 @@ __all__ = [
     "FinalTable",
     "HandFinished",
     "HandForHand",
+    "HandVoided",
     "LedgerPosted",
     "LevelStarted",
+    "NodeLost",
     "PenaltyGiven",
     "PhaseStarted",
     "PlayerDisqualified",
@@ -41,6 +43,7 @@ __all__ = [
     "SideEventStarted",
     "TableClosed",
     "TableOpened",
+    "TableRestarted",
     "TournamentCancelled",
     "TournamentFinished",
     "TournamentStarted",
@@ -148,6 +151,32 @@ class PlayerMoved(Event):
 class TableClosed(Event):
     EVENT_TYPE: ClassVar[str] = "table_closed"
     table: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeLost(Event):
+    """A node died; the tables it hosted are restarted elsewhere (CRASH decision)."""
+
+    EVENT_TYPE: ClassVar[str] = "node_lost"
+    node: str
+    tables: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandVoided(Event):
+    """The hand in progress on a lost table never happened: stacks stay at the last reported
+    boundary (TDA: an interrupted hand returns all bets)."""
+
+    EVENT_TYPE: ClassVar[str] = "hand_voided"
+    table: int
+    hand: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableRestarted(Event):
+    EVENT_TYPE: ClassVar[str] = "table_restarted"
+    table: int
+    node: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -207,6 +207,7 @@ class TableFloor:
         self._waiting_since: dict[int, int] = {}
         self._request_no = 0
         self._final: int | None = next(iter(self._seats)) if len(self._seats) == 1 else None
+        self._highest_table = max(self._seats, default=0)  # table numbers are never reused
 
     # ---------------------------------------------------------------- construction
 
@@ -490,7 +491,8 @@ class TableFloor:
             candidates += [(table, s) for s in open_seats]
         opened = not candidates
         if opened:
-            table = max(self._seats, default=0) + 1
+            self._highest_table += 1
+            table = self._highest_table
             self._seats[table], self._out[table] = {}, set()
             self._counts.add(table, 0)
             self._actives.add(table, 0)

@@ -34,6 +34,7 @@ from orchestrator.events import (
     HandFinished,
     HandForHand,
     HandPlayer,
+    HandVoided,
     LevelStarted,
     PhaseStarted,
     PlayerEliminated,
@@ -46,6 +47,7 @@ from orchestrator.events import (
     SideEventStarted,
     TableClosed,
     TableOpened,
+    TableRestarted,
     TournamentFinished,
     TournamentStarted,
 )
@@ -121,6 +123,7 @@ class Step:
 class _Table:
     drawn_button: int  # HE-1, for the table's first hand
     blinds: Blinds | None = None
+    played_blinds: Blinds | None = None  # of the last hand reported: a voided hand replays
     issued: NextHand | None = None
     last_hand: int = 0
     last_directive: TableDirective | None = None
@@ -321,6 +324,22 @@ class Tournament:
         events, closed = self._balance(table, [], big_blind, rng)
         return Step(events, self._close(table) if closed else self._directive(table))
 
+    def table_lost(self, table: int, *, node: str) -> Step:
+        """A table's actor (or its node) died. The hand it was playing is voided, stacks stay
+        as last reported, and the table starts again elsewhere with the same positions and a
+        new hand number (the voided one is never reused). Nothing else stops."""
+        state = self._require_table(table)
+        events: list[Event] = []
+        if state.issued is not None and state.issued.hand > state.last_hand:
+            events.append(HandVoided(table=table, hand=state.issued.hand))
+            state.last_hand = state.issued.hand
+            state.blinds = state.played_blinds
+        state.last_directive = None
+        events.append(TableRestarted(table=table, node=node))
+        if table in self.round_waiting:
+            return Step(events, TableDirective(table, None))
+        return Step(events, self._directive(table))
+
     # --- the step -------------------------------------------------------------------------
 
     def hand_finished(self, report: HandReport, *, now: float, rng: random.Random) -> Step:
@@ -339,6 +358,7 @@ class Tournament:
         )
         self.hands += 1
         state.last_hand = report.hand
+        state.played_blinds = state.blinds
         for p in report.players:
             self.stacks[p.player] = p.end
         # STEP 2: rebuys and RB-4 conversions, at the players' own boundary (RB-3, RB-4).

@@ -14,6 +14,8 @@ def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
     entries = field + kinds["player_reentered"]
     assert kinds["tournament_started"] == 1 and kinds["tournament_finished"] == 1
     assert kinds["final_table"] == 1
+    opened = [e["table"] for e in log if e["type"] == "table_opened"]
+    assert len(opened) == len(set(opened))  # a table number is never reused
     assert kinds["hand_for_hand"] in (0, 2)
     # every player placed exactly once, places 1..N unique (ELIM-1)
     places = {e["player"]: e["place"] for e in log if e["type"] == "player_eliminated"}
