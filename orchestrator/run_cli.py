@@ -38,6 +38,17 @@ def register(
     run.add_argument("--ray-address", help="an existing Ray cluster (default: local)")
     run.set_defaults(handler=_run)
 
+    replay = commands.add_parser(
+        "replay",
+        help="audit a finished run offline from its files",
+        description="Audit the files `mtt run --out DIR` wrote (side events too): event-log "
+        "invariants, chip conservation, places and prizes, every hand replayed in pokerkit, "
+        "deck commitments and dealing order. Exit 0 when clean, 1 on any violation, 2 when "
+        "a file is missing or unreadable.",
+    )
+    replay.add_argument("dir", type=Path, help="the run's output folder")
+    replay.set_defaults(handler=_replay)
+
     tournament = bench.add_parser(
         "tournament",
         help="a whole tournament's wall time, hands/s and report handling time",
@@ -82,6 +93,20 @@ def _run(args: argparse.Namespace) -> int:
         f"{args.out}/results.json"
     )
     return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from orchestrator.audit import UnreadableRun, audit_run
+
+    try:
+        report = audit_run(args.dir)
+    except UnreadableRun as exc:
+        print(f"mtt replay: {exc}", file=sys.stderr)
+        return 2
+    for violation in report.violations:
+        print(violation)
+    print(report.verdict())
+    return 1 if report.violations else 0
 
 
 def _bench(args: argparse.Namespace) -> int:
