@@ -1,0 +1,412 @@
+"""One contract test suite for every tournament store backend (DESIGN.md "Stores").
+
+Each test runs against SQLite (a file in tmp_path) and a real redis-server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import RedisServer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from orchestrator.errors import (
+    BadStoreUrl,
+    LogConflict,
+    StoreCorrupted,
+    StoreError,
+    StoreUnavailable,
+    TournamentExists,
+    UnknownTournament,
+)
+from orchestrator.store import RedisStore, SqliteStore, Store, open_store
+from orchestrator.store.redis_store import REGISTRY_KEY, log_key
+
+TTL = 0.2  # seconds; tests only ever wait longer than this, never assert a timing
+
+
+@dataclass
+class Backend:
+    """A backend under test, and how to write bytes into it behind the store's back."""
+
+    url: str
+    raw_log_write: Callable[[str, int, str], None]  # (tournament, seq, text)
+    raw_meta_write: Callable[[str, str], None]  # (tournament, text)
+
+
+def _sqlite_backend(path: Path) -> Backend:
+    def log_write(tournament: str, seq: int, text: str) -> None:
+        with sqlite3.connect(path) as db:
+            db.execute("INSERT INTO events VALUES (?, ?, ?)", (tournament, seq, text))
+
+    def meta_write(tournament: str, text: str) -> None:
+        with sqlite3.connect(path) as db:
+            db.execute("INSERT OR REPLACE INTO tournaments VALUES (?, ?)", (tournament, text))
+
+    return Backend(f"sqlite:///{path}", log_write, meta_write)
+
+
+def _redis_backend(server: RedisServer) -> Backend:
+    def log_write(tournament: str, seq: int, text: str) -> None:
+        with server.client() as client:
+            client.xadd(log_key(tournament), {"r": text}, id=f"{seq}-0")
+
+    def meta_write(tournament: str, text: str) -> None:
+        with server.client() as client:
+            client.hset(REGISTRY_KEY, tournament, text)
+
+    return Backend(server.url, log_write, meta_write)
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    if request.param == "redis":
+        return _redis_backend(request.getfixturevalue("redis_server"))
+    return _sqlite_backend(tmp_path / "store.db")
+
+
+@pytest.fixture
+def store(backend: Backend) -> Iterator[Store]:
+    opened = open_store(backend.url)
+    yield opened
+    opened.close()
+
+
+def events(first: int, count: int, **fields: Any) -> list[dict[str, Any]]:
+    return [{"seq": s, "ts": 1.5, "type": "table_opened", "table": s, **fields} for s in
+            range(first, first + count)]  # fmt: skip
+
+
+# -- event log -------------------------------------------------------------------------------
+
+
+def test_log_append_read_last_seq(store: Store) -> None:
+    assert store.last_seq("t1") == 0
+    assert store.read("t1") == []
+    store.append("t1", events(1, 3))
+    store.append("t1", events(4, 2))
+    store.append("t2", events(1, 1, other=True))
+    assert store.read("t1") == events(1, 5)
+    assert store.last_seq("t1") == 5
+    assert store.read("t1", after=3) == events(4, 2)
+    assert store.read("t1", after=1, limit=2) == events(2, 2)
+    assert store.read("t1", limit=0) == []
+    assert store.read("t1", after=5) == []
+    assert store.read("t2") == events(1, 1, other=True)
+
+
+def test_log_keeps_records_exactly(store: Store) -> None:
+    record = {"seq": 1, "ts": 1712.25, "type": "hand_finished", "cause": None,
+              "players": [{"player": "p-ü", "seat": 3, "start": 10, "end": 0}]}  # fmt: skip
+    store.append("t", [record])
+    assert store.read("t") == [record]
+    assert list(store.read("t")[0]) == list(record)  # key order kept, as in events.jsonl
+
+
+def test_log_refuses_a_duplicate_seq_and_is_unchanged(store: Store) -> None:
+    store.append("t", events(1, 3))
+    for first in (1, 3):
+        with pytest.raises(LogConflict) as caught:
+            store.append("t", events(first, 2))
+        assert (caught.value.last_seq, caught.value.first_seq) == (3, first)
+    assert store.read("t") == events(1, 3)
+
+
+def test_log_refuses_a_gap_and_is_unchanged(store: Store) -> None:
+    with pytest.raises(LogConflict, match="gap"):
+        store.append("t", events(2, 1))
+    store.append("t", events(1, 2))
+    with pytest.raises(LogConflict, match="gap"):
+        store.append("t", events(4, 3))
+    assert store.read("t") == events(1, 2)
+    assert store.last_seq("t") == 2
+
+
+def test_log_batch_is_all_or_nothing(store: Store) -> None:
+    store.append("t", events(1, 2))
+    # Starts at a seq already there and runs past the end: no part of it lands.
+    with pytest.raises(LogConflict):
+        store.append("t", events(2, 5))
+    # Not consecutive, or a record without a seq, or one that is not JSON: a programming error,
+    # refused before anything is written.
+    bad_batches: list[list[dict[str, Any]]] = [
+        [*events(3, 1), *events(5, 1)],
+        [*events(3, 1), {"type": "no seq"}],
+        [*events(3, 1), {"seq": True}],
+    ]
+    for batch in bad_batches:
+        with pytest.raises(ValueError):
+            store.append("t", batch)
+    with pytest.raises(TypeError):
+        store.append("t", [*events(3, 1), {"seq": 4, "x": object()}])
+    store.append("t", [])
+    assert store.read("t") == events(1, 2)
+    store.append("t", events(3, 1))
+    assert store.last_seq("t") == 3
+
+
+def test_log_survives_reopening(store: Store, backend: Backend) -> None:
+    store.append("t", events(1, 2))
+    again = open_store(backend.url)
+    try:
+        assert again.read("t") == events(1, 2)
+        with pytest.raises(LogConflict):
+            again.append("t", events(2, 1))
+        again.append("t", events(3, 1))
+    finally:
+        again.close()
+    assert store.last_seq("t") == 3
+
+
+def test_corrupted_record_names_tournament_and_seq(store: Store, backend: Backend) -> None:
+    store.append("t", events(1, 1))
+    backend.raw_log_write("t", 2, '{"seq": 2, "type": ')
+    with pytest.raises(StoreCorrupted) as caught:
+        store.read("t")
+    assert (caught.value.tournament, caught.value.seq) == ("t", 2)
+    assert "'t' seq 2" in str(caught.value)
+    assert store.read("t", limit=1) == events(1, 1)  # the good part is still readable
+    backend.raw_log_write("t", 3, '{"seq": 99}')  # valid JSON, but not the record at seq 3
+    with pytest.raises(StoreCorrupted, match="seq 3"):
+        store.read("t", after=2)
+
+
+def test_corrupted_registry_entry_is_typed(store: Store, backend: Backend) -> None:
+    backend.raw_meta_write("t", "not json")
+    with pytest.raises(StoreCorrupted, match="'t'"):
+        store.meta("t")
+
+
+# -- snapshots -------------------------------------------------------------------------------
+
+
+def test_snapshot_latest_wins(store: Store) -> None:
+    assert store.load_snapshot("t") is None
+    store.append("t", events(1, 10))
+    store.save_snapshot("t", 4, b"state at 4")
+    assert store.load_snapshot("t") == (4, b"state at 4")
+    store.save_snapshot("t", 9, b"\x00\xffbinary")
+    assert store.load_snapshot("t") == (9, b"\x00\xffbinary")
+    store.save_snapshot("t", 6, b"older")  # an older snapshot never replaces a newer one
+    assert store.load_snapshot("t") == (9, b"\x00\xffbinary")
+    assert store.load_snapshot("other") is None
+
+
+def test_snapshot_beyond_the_log_is_refused(store: Store) -> None:
+    store.append("t", events(1, 2))
+    with pytest.raises(LogConflict):
+        store.save_snapshot("t", 3, b"ahead of the log")
+    assert store.load_snapshot("t") is None
+
+
+# -- registry --------------------------------------------------------------------------------
+
+
+def test_registry(store: Store) -> None:
+    assert store.tournaments() == []
+    store.register("sunday", {"players": 1000, "structure": "freezeout"})
+    store.register("monday", {})
+    with pytest.raises(TournamentExists):
+        store.register("sunday", {"players": 1})
+    assert store.tournaments() == ["monday", "sunday"]
+    assert store.meta("sunday") == {"players": 1000, "structure": "freezeout"}
+    with pytest.raises(UnknownTournament):
+        store.meta("tuesday")
+
+
+# -- leases ----------------------------------------------------------------------------------
+
+
+def test_lease_acquire_renew_release(store: Store) -> None:
+    assert store.owner("t") is None
+    assert store.acquire("t", "orch-a", 30)
+    assert not store.acquire("t", "orch-b", 30)
+    assert store.acquire("t", "orch-a", 30)  # already ours: extended
+    assert store.owner("t") == "orch-a"
+    assert store.renew("t", "orch-a", 30)
+    assert not store.renew("t", "orch-b", 30)
+    store.release("t", "orch-b")  # not theirs: nothing happens
+    assert store.owner("t") == "orch-a"
+    store.release("t", "orch-a")
+    assert store.owner("t") is None
+    assert store.acquire("t", "orch-b", 30)
+    assert store.owner("other") is None
+
+
+def test_lease_expires_and_can_be_stolen(store: Store) -> None:
+    assert store.acquire("t", "orch-a", TTL)
+    time.sleep(TTL * 2)
+    assert store.owner("t") is None
+    assert not store.renew("t", "orch-a", TTL)  # expired is lost, even before anyone steals it
+    assert store.acquire("t", "orch-b", 30)
+    assert store.owner("t") == "orch-b"
+    assert not store.renew("t", "orch-a", 30)
+    store.release("t", "orch-a")
+    assert store.owner("t") == "orch-b"
+
+
+def test_lease_renewed_in_time_is_kept(store: Store) -> None:
+    assert store.acquire("t", "orch-a", TTL)
+    assert store.renew("t", "orch-a", 30)
+    time.sleep(TTL * 2)
+    assert store.owner("t") == "orch-a"
+    assert not store.acquire("t", "orch-b", TTL)
+
+
+def test_lease_ttl_must_be_positive(store: Store) -> None:
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError):
+            store.acquire("t", "orch-a", bad)
+
+
+# -- used decks, URLs ------------------------------------------------------------------------
+
+
+def test_decks_are_the_deck_services_store(store: Store, backend: Backend) -> None:
+    deck = os.urandom(16)
+    assert store.decks is store.decks
+    assert store.decks.record_new([deck, os.urandom(16)]) == [1, 2]
+    store.append("t", events(1, 1))  # shares the backend with the log without interfering
+    again = open_store(backend.url)
+    try:
+        assert again.decks.record_new([deck]) == [None]
+        assert again.decks.count() == 2
+    finally:
+        again.close()
+
+
+def test_open_store_picks_the_backend(redis_server: RedisServer, tmp_path: Path) -> None:
+    for url, kind in [(redis_server.url, RedisStore), (f"sqlite:///{tmp_path}/s.db", SqliteStore)]:
+        opened = open_store(url)
+        assert isinstance(opened, kind)
+        opened.close()
+
+
+@pytest.mark.parametrize(
+    "url", ["mysql://127.0.0.1/x", "sqlite://", "sqlite:///", "store.db", "", "memory://"]
+)
+def test_unknown_url_is_a_clear_store_error(url: str) -> None:
+    with pytest.raises(BadStoreUrl, match=r"sqlite:///path/to/file\.db"):
+        open_store(url)
+    assert issubclass(BadStoreUrl, StoreError)
+
+
+def test_sqlite_unopenable_file_is_unavailable(tmp_path: Path) -> None:
+    with pytest.raises(StoreUnavailable):
+        open_store(f"sqlite:///{tmp_path}/missing-dir/store.db")
+
+
+# -- Redis: down, restart, durability --------------------------------------------------------
+
+
+def _every_call(store: Store) -> list[Callable[[], object]]:
+    return [
+        lambda: store.append("t", events(4, 1)),
+        lambda: store.read("t"),
+        lambda: store.last_seq("t"),
+        lambda: store.save_snapshot("t", 1, b"s"),
+        lambda: store.load_snapshot("t"),
+        lambda: store.register("u", {}),
+        lambda: store.tournaments(),
+        lambda: store.meta("t"),
+        lambda: store.acquire("t", "orch-b", 30),
+        lambda: store.renew("t", "orch-a", 30),
+        lambda: store.release("t", "orch-a"),
+        lambda: store.owner("t"),
+    ]
+
+
+@pytest.mark.slow
+def test_redis_down_is_unavailable_and_the_store_reconnects_after_restart(
+    redis_factory: Callable[..., RedisServer],
+) -> None:
+    server = redis_factory("--appendonly", "yes", "--appendfsync", "always")
+    store = open_store(server.url)
+    try:
+        store.append("t", events(1, 3))
+        store.save_snapshot("t", 2, b"two")
+        store.register("t", {"players": 9})
+        assert store.acquire("t", "orch-a", 30)
+        server.stop()
+        for call in _every_call(store):
+            with pytest.raises(StoreUnavailable):
+                call()
+        server.start()  # AOF on: everything acknowledged comes back
+        assert store.read("t") == events(1, 3)
+        assert store.load_snapshot("t") == (2, b"two")
+        assert store.meta("t") == {"players": 9}
+        assert store.owner("t") == "orch-a"
+        store.append("t", events(4, 1))
+        server.restart()  # a restart between two calls is invisible to the caller
+        assert store.last_seq("t") == 4
+    finally:
+        store.close()
+
+
+def test_redis_durability_is_detected(redis_factory: Callable[..., RedisServer]) -> None:
+    server = redis_factory("--appendonly", "yes", "--appendfsync", "always")
+    store = RedisStore(server.url)
+    try:
+        durability = store.durability()
+        assert durability.appendonly
+        assert durability.appendfsync == "always"
+        # WAITAOF only from Redis 7.2 (the OS package here is 7.0: then appendfsync alone).
+        assert durability.waitaof == (durability.version >= (7, 2))
+        store.append("t", events(1, 2))  # with WAITAOF on 7.2+, plain append on 7.0
+        assert store.read("t") == events(1, 2)
+    finally:
+        store.close()
+
+
+def test_redis_without_aof_reports_it(redis_server: RedisServer) -> None:
+    store = RedisStore(redis_server.url)
+    try:
+        assert not store.durability().appendonly
+        assert not store.durability().waitaof
+    finally:
+        store.close()
+
+
+# -- property: the log behaves like a list ---------------------------------------------------
+
+_examples = itertools.count()
+
+# An append attempt: tournament, where its first seq lands relative to the log's end
+# (1 = the next one; 0 or less = a duplicate; 2 or more = a gap), and how many records.
+_attempts = st.lists(
+    st.tuples(st.sampled_from(["a", "b"]), st.integers(-2, 3), st.integers(0, 3)), max_size=25
+)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(attempts=_attempts)
+def test_log_matches_an_in_memory_model(store: Store, attempts: list[tuple[str, int, int]]) -> None:
+    prefix = f"ex{next(_examples)}-"  # one store for all examples: fresh tournaments each
+    model: dict[str, list[dict[str, Any]]] = {"a": [], "b": []}
+    for name, offset, count in attempts:
+        log = model[name]
+        first = max(1, len(log) + offset)
+        batch = events(first, count)
+        if count and first != len(log) + 1:
+            with pytest.raises(LogConflict):
+                store.append(prefix + name, batch)
+        else:
+            store.append(prefix + name, batch)
+            log.extend(batch)
+        assert store.last_seq(prefix + name) == len(log)
+    for name, log in model.items():
+        assert store.read(prefix + name) == log
+        assert store.read(prefix + name, after=1, limit=2) == log[1:3]
