@@ -22,7 +22,7 @@ import ray
 
 from orchestrator.config import TournamentConfig
 from orchestrator.eventlog import EventLog
-from orchestrator.events import Event, SideEventStarted, TableOpened
+from orchestrator.events import Event, NodeLost, SideEventStarted, TableOpened
 from orchestrator.tournament import HandReport, TableDirective, Tournament
 
 
@@ -56,6 +56,12 @@ class Orchestrator:
         self._side_events: list[Any] = []  # ObjectRefs of side events' completion (RB-6)
         # An async actor may run calls out of order: completion waits for the start.
         self._started = asyncio.Event()
+        self._changed = asyncio.Event()  # a table's loop ended
+        self._watchers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak refs
+        self._played = 0
+        self._nodes: dict[int, str] = {}  # table -> node of its current actor
+        self._generation: dict[int, int] = {}  # restarts give each actor a new name
+        self._lost_nodes: set[str] = set()
         self._runs: dict[int, Any] = {}  # table -> ObjectRef of its run loop
         self._rng = random.Random(seed)
         self._log = EventLog(Path(out_dir) / "events.jsonl")
@@ -75,20 +81,63 @@ class Orchestrator:
         self._started.set()
         return len(self._runs)
 
-    def _open_table(self, directive: TableDirective) -> None:
+    def _new_table_actor(self, table: int) -> Any:
         from table_worker.actor import TableActor  # the table module loads in table processes
 
         settings = self._settings
-        actor = TableActor.options(name=f"{self._tournament_id}-table-{directive.table}").remote(
+        self._generation[table] = self._generation.get(table, 0) + 1
+        name = f"{self._tournament_id}-table-{table}-{self._generation[table]}"
+        return TableActor.options(name=name, scheduling_strategy="SPREAD").remote(
             tournament_id=self._tournament_id,
-            table=directive.table,
+            table=table,
             orchestrator=self._self,
             deck_target=settings.deck_target,
             hands_dir=settings.hands_dir,
             policies=settings.policies,
             seed=settings.seed,
         )
-        self._runs[directive.table] = actor.run.remote(directive)
+
+    def _open_table(self, directive: TableDirective, actor: Any = None) -> None:
+        actor = actor if actor is not None else self._new_table_actor(directive.table)
+        node = actor.node.remote()  # asked first: a table actor runs one call at a time
+        run = actor.run.remote(directive)
+        self._runs[directive.table] = run
+        watcher = asyncio.get_running_loop().create_task(self._watch(directive.table, node, run))
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
+
+    async def _watch(self, table: int, node: Any, run: Any) -> None:
+        """Follow one table actor's loop; when the actor or its node dies, the table restarts
+        on a live node with its hand in progress voided (the CRASH decision)."""
+        try:
+            self._nodes[table] = await node
+            played = await run  # awaited first: `x += await y` would read x before the wait
+            self._played += played
+        except ray.exceptions.RayActorError:
+            if self._runs.get(table) is run and table in self._tournament.tables:
+                await self._restart(table)
+                return
+        if self._runs.get(table) is run:
+            del self._runs[table]
+        self._changed.set()
+
+    async def _restart(self, table: int) -> None:
+        now = time.time()
+        lost_node = self._nodes.get(table, "")
+        if lost_node and lost_node not in self._lost_nodes and not _node_alive(lost_node):
+            self._lost_nodes.add(lost_node)
+            on_it = tuple(sorted(t for t, n in self._nodes.items() if n == lost_node))
+            self._log.append([NodeLost(node=lost_node, tables=on_it)], ts=now)
+        actor = self._new_table_actor(table)
+        node = await actor.node.remote()
+        step = self._tournament.table_lost(table, node=node)
+        self._record(step.events, now)  # logged before the new actor deals
+        assert step.directive is not None
+        self._open_table(step.directive, actor)
+
+    async def table_nodes(self) -> dict[int, str]:
+        """Which node hosts each open table (for chaos drills and operators)."""
+        return {t: n for t, n in self._nodes.items() if t in self._runs}
 
     def _record(self, events: list[Event], now: float) -> None:
         self._log.append(events, ts=now)  # write-ahead: before anything is carried out
@@ -129,11 +178,10 @@ class Orchestrator:
         """Wait for every table's loop to end (tables opened meanwhile included); the hands
         they played in all."""
         await self._started.wait()
-        while True:
-            runs = list(self._runs.values())
-            played = await asyncio.gather(*runs)
-            if len(runs) == len(self._runs):
-                return sum(played)
+        while self._runs:
+            await self._changed.wait()
+            self._changed.clear()
+        return self._played
 
     async def complete(self) -> dict[str, Any]:
         """Wait for the tournament and its side events to end; write results.json; return the
@@ -197,3 +245,8 @@ class Orchestrator:
 
 # Typed as Any: Ray's decorator hides the class behind its own proxy type.
 OrchestratorActor: Any = ray.remote(num_cpus=0)(Orchestrator)
+
+
+def _node_alive(node: str) -> bool:
+    nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
+    return any(n["NodeID"] == node and n["Alive"] for n in nodes)

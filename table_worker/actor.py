@@ -68,6 +68,10 @@ class Table:
             self.close()
         return self.hands_played
 
+    def node(self) -> str:
+        """The node this table runs on."""
+        return str(ray.get_runtime_context().get_node_id())
+
     def play(self, spec: NextHand) -> HandReport:
         served = self._decks.next_deck()
         hand = Hand(
