@@ -48,6 +48,9 @@ __all__ = [
 
 Event = dict[str, Any]
 Seat = tuple[str, int, int, int]  # (player, seat, start, end)
+Kind = type | tuple[type, ...]
+# A list in a file, a tuple in an event's `fields()` in memory (the core's tests).
+_SEQ = (list, tuple)
 
 
 class UnreadableRun(OrchestratorError):
@@ -148,13 +151,13 @@ def _read_text(path: Path) -> str:
 # --- the event log --------------------------------------------------------------------------
 
 # The fields the checks below read, by event type (DESIGN.md "Files written by mtt run").
-_FIELDS: dict[str, dict[str, type]] = {
+_FIELDS: dict[str, dict[str, Kind]] = {
     "player_seated": {"player": str, "table": int, "stack": int},
     "player_reentered": {"player": str, "table": int, "stack": int},
     "rebuy": {"player": str, "chips": int},
     "addon": {"player": str, "chips": int},
     "chips_removed": {"player": str, "chips": int},
-    "hand_finished": {"table": int, "hand": int, "players": list},
+    "hand_finished": {"table": int, "hand": int, "players": _SEQ},
     "hand_voided": {"table": int, "hand": int},
     "player_eliminated": {"player": str, "place": int},
     "player_moved": {"player": str, "from_table": int, "to_table": int},
@@ -164,21 +167,21 @@ _FIELDS: dict[str, dict[str, type]] = {
     "ledger_posted": {"source": str, "target": str, "amount": int},
     "side_event_started": {"event": int},
 }
-_SEAT_FIELDS: dict[str, type] = {"player": str, "seat": int, "start": int, "end": int}
+_SEAT_FIELDS: dict[str, Kind] = {"player": str, "seat": int, "start": int, "end": int}
 
 
 def _shape(event: Event, index: int) -> list[Violation]:
     where = f"events.jsonl:{index + 1}"
-    wanted = {"seq": int, "type": str, **_FIELDS.get(str(event.get("type")), {})}
+    wanted: dict[str, Kind] = {"seq": int, "type": str, **_FIELDS.get(str(event.get("type")), {})}
     if "cause" in event:
         wanted["cause"] = int
     bad = [k for k, kind in wanted.items() if not _is(event.get(k), kind)]
-    if event.get("type") == "hand_finished" and isinstance(event.get("players"), list):
-        for p in event["players"]:
+    if event.get("type") == "hand_finished" and isinstance(event.get("players"), _SEQ):
+        for k, p in enumerate(event["players"]):
             if not isinstance(p, dict) or any(
-                not _is(p.get(k), t) for k, t in _SEAT_FIELDS.items()
+                not _is(p.get(f), t) for f, t in _SEAT_FIELDS.items()
             ):
-                bad.append(f"players[{event['players'].index(p)}]")
+                bad.append(f"players[{k}]")
     if not bad:
         return []
     return [Violation("contract", where, f"{event.get('type')!r} lacks or mistypes {bad}")]
@@ -188,7 +191,7 @@ def _shapes(log: Sequence[Event]) -> list[Violation]:
     return [x for index, e in enumerate(log) for x in _shape(e, index)]
 
 
-def _is(value: object, kind: type) -> bool:
+def _is(value: object, kind: Kind) -> bool:
     return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
 
 
@@ -408,7 +411,7 @@ class HandsAudit:
     decks_verified: int = 0  # commitment verified
 
 
-_PHH_FIELDS: dict[str, type] = {
+_PHH_FIELDS: dict[str, Kind] = {
     "table": int,
     "hand": int,
     "seats": list,

@@ -12,11 +12,15 @@ from typing import Any
 import pytest
 from tournament_checks import check_log
 
+from orchestrator.audit import (
+    audit_hands,
+    audit_hands_against_log,
+    audit_results,
+    audit_unique_decks,
+    read_hand_files,
+)
 from orchestrator.config import load_config, parse_config
 from orchestrator.run import RunOptions, run_tournament
-from rng_service.commit import verify_commitment
-from table_worker.cards import cards_text, parse_cards
-from table_worker.oracle import replay_phhs
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,21 +32,19 @@ def read_events(out: Path) -> list[dict[str, Any]]:
 
 def check_hands_replay_in_pokerkit(out: Path, expected_hands: int) -> None:
     """Every hand replays in pokerkit to its finishing stacks, and its deck is the one the
-    deck service committed to before the deal (RNG-3, DESIGN.md "Decks")."""
-    replayed, serials = 0, set()
-    for path in sorted((out / "hands").glob("*.phhs")):
-        for hand in replay_phhs(path.read_text()):
-            assert list(hand.he7_stacks) == list(hand.history.finishing_stacks)
-            fields = hand.history.user_defined_fields
-            deck = bytes(parse_cards(fields["_deck"]))
-            salt, committed = bytes.fromhex(fields["_deck_salt"]), fields["_deck_commitment"]
-            assert verify_commitment(deck, salt, bytes.fromhex(committed))
-            first_hole = next(a for a in hand.history.actions if a.startswith("d dh p1 "))
-            n = len(hand.history.starting_stacks)
-            assert first_hole.split()[-1] == cards_text([deck[0], deck[n]])  # HE-3 order
-            serials.add(fields["_deck_serial"])
-            replayed += 1
-    assert replayed == expected_hands == len(serials)  # no deck dealt twice
+    deck service committed to before the deal, dealt in HE-3 order (RNG-3, DESIGN.md
+    "Decks"); no deck dealt twice; the hands, the log and results.json agree. The checks are
+    `orchestrator.audit`'s."""
+    audit = audit_hands(read_hand_files(out / "hands"))
+    log, results = read_events(out), json.loads((out / "results.json").read_text())
+    violations = [
+        *audit.violations,
+        *audit_unique_decks(audit.hands),
+        *audit_hands_against_log(log, audit.hands),
+        *audit_results(log, results),
+    ]
+    assert not violations, "\n".join(map(str, violations))
+    assert audit.replayed == audit.decks_verified == expected_hands == len(audit.hands)
 
 
 def test_a_multi_table_tournament_runs_to_one_winner_on_ray(tmp_path: Path) -> None:
