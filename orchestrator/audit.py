@@ -238,25 +238,29 @@ def _places(log: Sequence[Event], field: int, winner: str | None) -> list[Violat
     """ELIM-1: every player placed exactly once, places 1..N, the winner first."""
     v: list[Violation] = []
     places: dict[str, int] = {}
+    given: dict[int, int] = {}  # place -> seq of the first elimination given it
     for e in log:
         if e["type"] == "player_eliminated":
             if e["player"] in places:
                 v.append(Violation("ELIM-1", _at(e), f"{e['player']} eliminated twice"))
+            if e["place"] in given:
+                first = given[e["place"]]
+                v.append(
+                    Violation("ELIM-1", _at(e), f"place {e['place']} also given at seq {first}")
+                )
+            given.setdefault(e["place"], e["seq"])
             places[e["player"]] = e["place"]
     if winner in places:
         v.append(Violation("ELIM-1", "events.jsonl", f"the winner {winner} was also eliminated"))
-    taken = Counter(places.values())
-    for place, count in sorted(taken.items()):
-        if count > 1:
-            v.append(Violation("ELIM-1", "events.jsonl", f"place {place} given {count} times"))
+    taken = set(places.values())
     expected = set(range(2, field + 1))
-    if set(taken) != expected or len(places) != field - 1:
+    if taken != expected or len(places) != field - 1:
         v.append(
             Violation(
                 "ELIM-1",
                 "events.jsonl",
                 f"{field} players seated, {len(places)} eliminated; places missing "
-                f"{sorted(expected - set(taken))}, unexpected {sorted(set(taken) - expected)}",
+                f"{sorted(expected - taken)}, unexpected {sorted(taken - expected)}",
             )
         )
     return v

@@ -158,7 +158,7 @@ def drop_the_last_hand(folder: Path) -> None:
     ("change", "named"),
     [
         (lambda d: edit_events(d, move_a_chip), "[chips]"),
-        (lambda d: edit_events(d, duplicate_a_place), "[ELIM-1] place"),
+        (lambda d: edit_events(d, duplicate_a_place), "also given at seq"),
         (lambda d: edit_hand(d, 3, change_a_finishing_stack), "[HE-7] finishing stacks"),
         (lambda d: edit_hand(d, 4, swap_two_deck_cards), "does not match its commitment"),
         (lambda d: edit_hand(d, 4, swap_two_deck_cards), "[HE-3] 'd dh p1"),
