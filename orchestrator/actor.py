@@ -61,7 +61,7 @@ class Orchestrator:
         self._played = 0
         self._nodes: dict[int, str] = {}  # table -> node of its current actor
         self._generation: dict[int, int] = {}  # restarts give each actor a new name
-        self._lost_nodes: set[str] = set()
+        self._node_checks: dict[str, asyncio.Future[bool]] = {}
         self._runs: dict[int, Any] = {}  # table -> ObjectRef of its run loop
         self._rng = random.Random(seed)
         self._log = EventLog(Path(out_dir) / "events.jsonl")
@@ -122,16 +122,26 @@ class Orchestrator:
         self._changed.set()
 
     async def _restart(self, table: int) -> None:
-        now = time.time()
         lost_node = self._nodes.get(table, "")
-        if lost_node and lost_node not in self._lost_nodes and not _node_alive(lost_node):
-            self._lost_nodes.add(lost_node)
-            on_it = tuple(sorted(t for t, n in self._nodes.items() if n == lost_node))
-            self._log.append([NodeLost(node=lost_node, tables=on_it)], ts=now)
-        actor = self._new_table_actor(table)
-        node = await actor.node.remote()
+        if lost_node:  # one check per node, shared by all its tables; the first one logs
+            check = self._node_checks.get(lost_node)
+            first = check is None
+            if check is None:
+                check = self._node_checks[lost_node] = asyncio.ensure_future(_node_died(lost_node))
+            if await check and first:
+                on_it = tuple(sorted(t for t, n in self._nodes.items() if n == lost_node))
+                self._log.append([NodeLost(node=lost_node, tables=on_it)], ts=time.time())
+        while True:  # a new actor may land on a node that is dying too: then try again
+            actor = self._new_table_actor(table)
+            try:
+                node = await actor.node.remote()
+                break
+            except ray.exceptions.RayActorError:
+                await asyncio.sleep(RESTART_BACKOFF)
+        if table not in self._tournament.tables:
+            return  # closed meanwhile (the tournament may have ended)
         step = self._tournament.table_lost(table, node=node)
-        self._record(step.events, now)  # logged before the new actor deals
+        self._record(step.events, time.time())  # logged before the new actor deals
         assert step.directive is not None
         self._open_table(step.directive, actor)
 
@@ -247,6 +257,16 @@ class Orchestrator:
 OrchestratorActor: Any = ray.remote(num_cpus=0)(Orchestrator)
 
 
-def _node_alive(node: str) -> bool:
-    nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
-    return any(n["NodeID"] == node and n["Alive"] for n in nodes)
+RESTART_BACKOFF = 0.2  # seconds between attempts to start a table's new actor
+NODE_DEATH_WAIT = 5.0  # Ray notices a dead node within about a second (DESIGN.md)
+
+
+async def _node_died(node: str) -> bool:
+    """Whether the node is (or within a few seconds is reported) dead, not just one actor."""
+    deadline = time.monotonic() + NODE_DEATH_WAIT
+    while time.monotonic() < deadline:
+        nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
+        if not any(n["NodeID"] == node and n["Alive"] for n in nodes):
+            return True
+        await asyncio.sleep(0.2)
+    return False

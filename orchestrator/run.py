@@ -35,6 +35,8 @@ class RunOptions:
     ray_address: str | None = None
     policies: tuple[str, ...] = ("strength", "random", "station")
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
+    nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
+    kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +85,51 @@ def deck_service(store: str) -> Iterator[str]:
             process.stdout.close()
 
 
+HEAD = "mtt_head"  # a resource only the head node has: the orchestrator stays there
+
+
 @contextmanager
-def local_ray(address: str | None, *, logs: bool = True) -> Iterator[None]:
+def simulated_cluster(nodes: int) -> Iterator[Any]:
+    """A head node and `nodes - 1` worker nodes, all processes on 127.0.0.1 (DESIGN.md), with
+    Ray connected to it; yields the `ray.cluster_utils.Cluster` so a drill can kill nodes."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={
+            "num_cpus": 1,
+            "resources": {HEAD: 1},
+            # Notice a dead node in about a second (Ray's default takes ~15 s).
+            "_system_config": {"health_check_period_ms": 300, "health_check_failure_threshold": 3},
+        },
+    )
+    try:
+        for _ in range(nodes - 1):
+            cluster.add_node(num_cpus=1)
+        ray.init(address=cluster.address, logging_level=logging.WARNING, log_to_driver=False)
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()  # type: ignore[no-untyped-call]
+
+
+def kill_a_table_node(cluster: Any, table_nodes: dict[int, str]) -> str | None:
+    """Kill, without warning, the worker node hosting the most tables; its id, or None."""
+    counts: dict[str, int] = {}
+    for node in table_nodes.values():
+        counts[node] = counts.get(node, 0) + 1
+    workers = {n.node_id: n for n in cluster.list_all_nodes() if not n.head}
+    targets = sorted((c, node) for node, c in counts.items() if node in workers)
+    if not targets:
+        return None
+    node = targets[-1][1]
+    cluster.remove_node(workers[node], allow_graceful=False)
+    return node
+
+
+@contextmanager
+def local_ray(address: str | None, *, logs: bool = True) -> Iterator[Any]:
     """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address."""
     import ray  # the package's __init__ has already kept Ray on 127.0.0.1
 
@@ -133,7 +178,12 @@ def run_tournament(
     )
     baseline = psutil.virtual_memory().used
     peak = baseline
-    with deck_service(store) as deck_target, local_ray(options.ray_address, logs=options.ray_logs):
+    cluster_context = (
+        simulated_cluster(options.nodes)
+        if options.nodes > 1
+        else local_ray(options.ray_address, logs=options.ray_logs)
+    )
+    with deck_service(store) as deck_target, cluster_context as cluster:
         started = time.time()
         settings = TableSettings(
             deck_target=deck_target,
@@ -141,7 +191,10 @@ def run_tournament(
             policies=options.policies,
             seed=options.seed,
         )
-        orchestrator = OrchestratorActor.options(name=f"{tournament_id}-orchestrator").remote(
+        placement = {"resources": {HEAD: 0.001}} if cluster is not None else {}
+        orchestrator = OrchestratorActor.options(
+            name=f"{tournament_id}-orchestrator", **placement
+        ).remote(
             config,
             players,
             tournament_id=tournament_id,
@@ -151,9 +204,16 @@ def run_tournament(
         )
         ray.get(orchestrator.start.remote(orchestrator))
         done = orchestrator.complete.remote()
-        seen = 0
+        seen, killed = 0, False
         while not ray.wait([done], timeout=0.5)[0]:
             peak = max(peak, psutil.virtual_memory().used)
+            drill = options.kill_node_after
+            due = drill is not None and time.time() - started >= drill
+            if cluster is not None and due and not killed:
+                lost = kill_a_table_node(cluster, ray.get(orchestrator.table_nodes.remote()))
+                killed = lost is not None
+                if lost is not None and progress is not None:
+                    print(f"\nchaos drill: killed node {lost[:12]}", flush=True)
             if progress is not None:
                 events = ray.get(orchestrator.events_since.remote(seen))
                 seen = events[-1]["seq"] if events else seen

@@ -36,6 +36,18 @@ def register(
     run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
     run.add_argument("--store", help="deck store URL (default: sqlite in the output folder)")
     run.add_argument("--ray-address", help="an existing Ray cluster (default: local)")
+    run.add_argument(
+        "--nodes",
+        type=_positive,
+        default=1,
+        help="simulate a cluster of K Ray nodes on this machine (chaos drills)",
+    )
+    run.add_argument(
+        "--kill-node-after",
+        type=float,
+        metavar="SECONDS",
+        help="with --nodes: kill a worker node hosting tables after this many seconds",
+    )
     run.set_defaults(handler=_run)
 
     replay = commands.add_parser(
@@ -76,7 +88,17 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     print(f"{config.name}: {config.players} players, seed {seed}, writing to {args.out}/")
-    options = RunOptions(out=args.out, seed=seed, store=args.store, ray_address=args.ray_address)
+    if args.kill_node_after is not None and args.nodes < 2:
+        print("mtt run: --kill-node-after needs --nodes 2 or more", file=sys.stderr)
+        return 2
+    options = RunOptions(
+        out=args.out,
+        seed=seed,
+        store=args.store,
+        ray_address=args.ray_address,
+        nodes=args.nodes,
+        kill_node_after=args.kill_node_after,
+    )
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
     except OrchestratorError as exc:
