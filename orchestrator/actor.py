@@ -129,7 +129,9 @@ class Orchestrator:
             if check is None:
                 check = self._node_checks[lost_node] = asyncio.ensure_future(_node_died(lost_node))
             if await check and first:
-                on_it = tuple(sorted(t for t, n in self._nodes.items() if n == lost_node))
+                on_it = tuple(
+                    sorted(t for t, n in self._nodes.items() if n == lost_node and t in self._runs)
+                )
                 self._log.append([NodeLost(node=lost_node, tables=on_it)], ts=time.time())
         while True:  # a new actor may land on a node that is dying too: then try again
             actor = self._new_table_actor(table)
