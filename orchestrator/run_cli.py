@@ -75,6 +75,19 @@ def register(
     tournament.add_argument("--json", action="store_true", help="one JSON object on stdout")
     tournament.set_defaults(handler=_bench)
 
+    failover = bench.add_parser(
+        "failover",
+        help="the node-loss chaos drill, many seeded runs, with its figures",
+        description="Run tournaments on a 3-node cluster simulated on this machine, kill a "
+        "node hosting tables in each, audit every run; print successes, hands voided per node "
+        "loss and the time until the lost tables deal again.",
+    )
+    failover.add_argument("--runs", type=_positive, default=20, help="seeded runs (20)")
+    failover.add_argument("--players", type=_positive, default=80, help="entries (80)")
+    failover.add_argument("--kill-after", type=float, default=4.0, help="seconds (4)")
+    failover.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    failover.set_defaults(handler=_bench_failover)
+
 
 def _run(args: argparse.Namespace) -> int:
     from orchestrator.run import ProgressLine, RunOptions, run_tournament
@@ -163,3 +176,29 @@ def _bench(args: argparse.Namespace) -> int:
         for key, value in report.items():
             print(f"{key:>14}  {value}")
     return 0
+
+
+def _bench_failover(args: argparse.Namespace) -> int:
+    from orchestrator.config import parse_config
+    from orchestrator.drill import drill, summary
+
+    config = parse_config(
+        {
+            "tournament": {
+                "name": "drill",
+                "players": args.players,
+                "max_per_table": 8,
+                "starting_stack": 2000,
+                "buy_in": 100,
+            },
+            "levels": {"unit": "hands", "length": 6, "blinds": [[10, 20], [25, 50], [50, 100]]},
+        }
+    )
+    figures = summary(drill(config, seeds=range(1, args.runs + 1), kill_after=args.kill_after))
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    for key, value in figures.items():
+        if key != "runs_detail":
+            print(f"{key:>28}  {value}")
+    return 0 if figures["succeeded"] == figures["runs"] else 1
