@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.errors import UnreadableRun
 from rng_service.commit import verify_commitment
 from table_worker.cards import cards_text, parse_cards, validate_deck
 from table_worker.errors import InvalidDeck
@@ -51,10 +51,6 @@ Seat = tuple[str, int, int, int]  # (player, seat, start, end)
 Kind = type | tuple[type, ...]
 # A list in a file, a tuple in an event's `fields()` in memory (the core's tests).
 _SEQ = (list, tuple)
-
-
-class UnreadableRun(OrchestratorError):
-    """A run's file is missing or cannot be parsed; the message names the file and line."""
 
 
 @dataclass(frozen=True, slots=True)

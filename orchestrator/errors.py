@@ -5,6 +5,7 @@ Hierarchy::
     OrchestratorError                  every error the orchestrator core raises on purpose
     ├── ConfigError                    a tournament config that cannot run: unknown keys,
     │                                  impossible values (orchestrator.config)
+    ├── UnreadableRun                  a run's files that `mtt replay` cannot read (file, line)
     ├── ReportError                    a table's hand report that does not match the hand it
     │                                  was dealt, or comes from a table that is not open
     ├── FloorError                     the table floor refused a request (orchestrator.floor);
@@ -110,6 +111,7 @@ __all__ = [
     "UnknownPlayerError",
     "UnknownTableError",
     "UnknownTournament",
+    "UnreadableRun",
     "UnregisterClosedError",
 ]
 
@@ -280,3 +282,8 @@ class TournamentExists(StoreError):
 
 class UnknownTournament(StoreError, LookupError):
     """The tournament was never registered in the store."""
+
+
+class UnreadableRun(OrchestratorError):
+    """`mtt replay`: a run's file is missing or cannot be parsed; the message names the file
+    and line."""

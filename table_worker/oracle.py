@@ -1,4 +1,4 @@
-"""pokerkit as an independent oracle. pokerkit is a dev dependency (tests, `mtt bench`).
+"""pokerkit as an independent oracle (for `mtt replay`, `mtt bench` and the tests).
 
 Two ways in:
 - `replay_in_pokerkit(hand)`: the engine hand's cards and actions through pokerkit's State
@@ -41,8 +41,8 @@ try:
         HoleDealing,
         NoLimitTexasHoldem,
     )
-except ImportError as exc:  # pragma: no cover - exercised only without the dev extras
-    raise ImportError("the pokerkit oracle needs the dev extras: pip install -e '.[dev]'") from exc
+except ImportError as exc:  # pragma: no cover - only without pokerkit installed
+    raise ImportError("the pokerkit oracle needs pokerkit: pip install -e .") from exc
 
 __all__ = [
     "AUTOMATIONS",
