@@ -260,7 +260,7 @@ OrchestratorActor: Any = ray.remote(num_cpus=0)(Orchestrator)
 
 
 RESTART_BACKOFF = 0.2  # seconds between attempts to start a table's new actor
-NODE_DEATH_WAIT = 5.0  # Ray notices a dead node within about a second (DESIGN.md)
+NODE_DEATH_WAIT = 10.0  # Ray notices a dead node within seconds, later on a loaded machine
 
 
 async def _node_died(node: str) -> bool:

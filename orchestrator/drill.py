@@ -3,7 +3,7 @@
 Each run plays a tournament on a 3-node cluster simulated on 127.0.0.1, kills the worker node
 hosting the most tables after a few seconds, then audits the run's files offline (chips,
 places, every non-voided hand replayed in pokerkit, decks, ledger). A run succeeds when the
-tournament finished with one winner, the node loss was logged, and the audit is clean.
+tournament finished with one winner, the lost tables were restarted, and the audit is clean.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ class DrillRun:
     tables_lost: int
     hands_voided: int
     restart_seconds: float  # node loss logged -> the last lost table dealing again
+    node_loss_logged: bool
     violations: int
 
 
@@ -49,10 +50,13 @@ def drill(config: TournamentConfig, *, seeds: range, kill_after: float) -> list[
         runs.append(
             DrillRun(
                 seed=seed,
-                succeeded=finished and bool(lost) and not report.violations,
+                succeeded=finished and bool(restarted) and not report.violations,
                 tables_lost=len(tables),
                 hands_voided=sum(e["type"] == "hand_voided" for e in events),
-                restart_seconds=round(max(restarts) - lost[0]["ts"], 2) if restarts else 0.0,
+                restart_seconds=round(max(restarts) - lost[0]["ts"], 2)
+                if restarts and lost
+                else 0.0,
+                node_loss_logged=bool(lost),
                 violations=len(report.violations),
             )
         )
@@ -68,6 +72,7 @@ def summary(runs: list[DrillRun]) -> dict[str, object]:
         "hands_voided_per_node_loss": round(
             sum(r.hands_voided for r in done) / max(1, len(done)), 2
         ),
+        "node_losses_logged": sum(r.node_loss_logged for r in runs),
         "restart_seconds_max": max((r.restart_seconds for r in done), default=0.0),
         "restart_seconds_mean": round(sum(r.restart_seconds for r in done) / max(1, len(done)), 2),
         "runs_detail": [asdict(r) for r in runs],
