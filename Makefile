@@ -27,7 +27,7 @@ system:
 	@command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 
 test: lint system
-	$(PY) -m pytest -n 2
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 lint: setup
 	$(VENV)/bin/ruff check .

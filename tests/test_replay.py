@@ -17,7 +17,8 @@ import pytest
 from orchestrator.audit import audit_hands, audit_hands_against_log, read_events, read_hand_files
 from orchestrator.cli import main
 
-pytestmark = pytest.mark.slow  # each run starts real Ray and the deck service
+# Each run starts real Ray and the deck service: one Ray at a time (xdist group "ray").
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -23,7 +23,8 @@ from orchestrator.audit import (
 from orchestrator.config import load_config, parse_config
 from orchestrator.run import RunOptions, run_tournament
 
-pytestmark = pytest.mark.slow
+# One Ray cluster at a time on 2 cores: these share the xdist group "ray".
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -297,6 +297,7 @@ def test_cli_help_on_every_command(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_cli_poker_round_on_ray_table_actors_gives_the_same_results(
     event: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
