@@ -61,7 +61,7 @@ class Orchestrator:
         self._played = 0
         self._nodes: dict[int, str] = {}  # table -> node of its current actor
         self._generation: dict[int, int] = {}  # restarts give each actor a new name
-        self._node_checks: dict[str, asyncio.Future[bool]] = {}
+        self._node_checks: dict[str, asyncio.Task[None]] = {}
         self._runs: dict[int, Any] = {}  # table -> ObjectRef of its run loop
         self._rng = random.Random(seed)
         self._log = EventLog(Path(out_dir) / "events.jsonl")
@@ -123,16 +123,14 @@ class Orchestrator:
 
     async def _restart(self, table: int) -> None:
         lost_node = self._nodes.get(table, "")
-        if lost_node:  # one check per node, shared by all its tables; the first one logs
-            check = self._node_checks.get(lost_node)
-            first = check is None
-            if check is None:
-                check = self._node_checks[lost_node] = asyncio.ensure_future(_node_died(lost_node))
-            if await check and first:
-                on_it = tuple(
-                    sorted(t for t, n in self._nodes.items() if n == lost_node and t in self._runs)
-                )
-                self._log.append([NodeLost(node=lost_node, tables=on_it)], ts=time.time())
+        if lost_node and lost_node not in self._node_checks:  # one check per node, aside
+            on_it = tuple(
+                sorted(t for t, n in self._nodes.items() if n == lost_node and t in self._runs)
+            )
+            check = asyncio.get_running_loop().create_task(self._log_node_loss(lost_node, on_it))
+            self._node_checks[lost_node] = check
+        if table in self._tournament.tables:
+            self._record(self._tournament.table_lost(table), time.time())  # the hand is void
         while True:  # a new actor may land on a node that is dying too: then try again
             actor = self._new_table_actor(table)
             try:
@@ -140,12 +138,19 @@ class Orchestrator:
                 break
             except ray.exceptions.RayActorError:
                 await asyncio.sleep(RESTART_BACKOFF)
-        if table not in self._tournament.tables:
-            return  # closed meanwhile (the tournament may have ended)
-        step = self._tournament.table_lost(table, node=node)
+        if table not in self._tournament.tables:  # closed meanwhile (or the tournament ended)
+            self._runs.pop(table, None)
+            self._changed.set()
+            return
+        step = self._tournament.table_restarted(table, node=node)
         self._record(step.events, time.time())  # logged before the new actor deals
         assert step.directive is not None
         self._open_table(step.directive, actor)
+
+    async def _log_node_loss(self, node: str, tables: tuple[int, ...]) -> None:
+        """`node_lost` once Ray reports the node dead (a lone actor's death is not one)."""
+        if await _node_died(node):
+            self._log.append([NodeLost(node=node, tables=tables)], ts=time.time())
 
     async def table_nodes(self) -> dict[int, str]:
         """Which node hosts each open table (for chaos drills and operators)."""

@@ -26,7 +26,7 @@ class DrillRun:
     succeeded: bool
     tables_lost: int
     hands_voided: int
-    restart_seconds: float  # node loss logged -> the last lost table dealing again
+    restart_seconds: float  # Ray reporting the first actor dead -> the last table dealing again
     node_loss_logged: bool
     violations: int
 
@@ -46,6 +46,7 @@ def drill(config: TournamentConfig, *, seeds: range, kill_after: float) -> list[
         restarted = [e for e in events if e["type"] == "table_restarted"]
         tables = {e["table"] for e in restarted}
         restarts = [e["ts"] for e in restarted]
+        voided = [e["ts"] for e in events if e["type"] in ("hand_voided", "table_restarted")]
         finished = any(e["type"] == "tournament_finished" for e in events)
         runs.append(
             DrillRun(
@@ -53,9 +54,7 @@ def drill(config: TournamentConfig, *, seeds: range, kill_after: float) -> list[
                 succeeded=finished and bool(restarted) and not report.violations,
                 tables_lost=len(tables),
                 hands_voided=sum(e["type"] == "hand_voided" for e in events),
-                restart_seconds=round(max(restarts) - lost[0]["ts"], 2)
-                if restarts and lost
-                else 0.0,
+                restart_seconds=round(max(restarts) - min(voided), 2) if restarts else 0.0,
                 node_loss_logged=bool(lost),
                 violations=len(report.violations),
             )

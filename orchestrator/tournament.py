@@ -324,18 +324,23 @@ class Tournament:
         events, closed = self._balance(table, [], big_blind, rng)
         return Step(events, self._close(table) if closed else self._directive(table))
 
-    def table_lost(self, table: int, *, node: str) -> Step:
-        """A table's actor (or its node) died. The hand it was playing is voided, stacks stay
-        as last reported, and the table starts again elsewhere with the same positions and a
-        new hand number (the voided one is never reused). Nothing else stops."""
+    def table_lost(self, table: int) -> list[Event]:
+        """A table's actor (or its node) died. The hand it was playing is voided: stacks stay
+        as last reported, and its number is never reused. Nothing else stops."""
         state = self._require_table(table)
-        events: list[Event] = []
-        if state.issued is not None and state.issued.hand > state.last_hand:
-            events.append(HandVoided(table=table, hand=state.issued.hand))
-            state.last_hand = state.issued.hand
-            state.blinds = state.played_blinds
         state.last_directive = None
-        events.append(TableRestarted(table=table, node=node))
+        if state.issued is None or state.issued.hand <= state.last_hand:
+            return []
+        voided = state.issued.hand
+        state.last_hand = voided
+        state.blinds = state.played_blinds  # the next hand replays the voided one's positions
+        return [HandVoided(table=table, hand=voided)]
+
+    def table_restarted(self, table: int, *, node: str) -> Step:
+        """The lost table's new actor is ready on `node`: it deals the same seats, stacks and
+        positions as the voided hand, under a new hand number."""
+        self._require_table(table)
+        events: list[Event] = [TableRestarted(table=table, node=node)]
         if table in self.round_waiting:
             return Step(events, TableDirective(table, None))
         return Step(events, self._directive(table))

@@ -111,7 +111,8 @@ def run(
             continue
         now += 1.0
         if kill_rate and rng.random() < kill_rate:  # the actor dies mid-hand: hand voided
-            step = tournament.table_lost(table, node="node-x")
+            record(tournament.table_lost(table))
+            step = tournament.table_restarted(table, node="node-x")
             record(step.events)
             assert step.directive is not None
             ready[table] = step.directive
@@ -564,9 +565,10 @@ def test_a_lost_table_voids_its_hand_and_replays_the_same_positions() -> None:
     assert step.directive is not None and step.directive.next_hand is not None
     doomed = step.directive.next_hand
     stacks = dict(tournament.stacks)
-    lost = tournament.table_lost(doomed.table, node="n1")
-    assert [e.EVENT_TYPE for e in lost.events] == ["hand_voided", "table_restarted"]
-    assert lost.events[0].fields() == {"table": doomed.table, "hand": doomed.hand}
+    voided = tournament.table_lost(doomed.table)
+    lost = tournament.table_restarted(doomed.table, node="n1")
+    assert [e.EVENT_TYPE for e in voided + lost.events] == ["hand_voided", "table_restarted"]
+    assert voided[0].fields() == {"table": doomed.table, "hand": doomed.hand}
     assert tournament.stacks == stacks  # back to the last reported boundary
     assert lost.directive is not None and lost.directive.next_hand is not None
     again = lost.directive.next_hand
