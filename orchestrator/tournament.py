@@ -67,6 +67,7 @@ from orchestrator.registration import (
 from orchestrator.sanctions import Disqualify, Ruling, SanctionBook, SitOut
 from orchestrator.shootout import PhaseSeating, phase_rules
 from table_worker.cards import DECK_SIZE, draw_for_button
+from table_worker.engine import Betting, HandSetup
 
 __all__ = ["HandReport", "NextHand", "Step", "TableDirective", "Tournament"]
 
@@ -85,6 +86,20 @@ class NextHand:
     ante: int
     betting: str
     sitting_out: tuple[int, ...] = ()  # seats that act automatically: check, else fold (OUT-1)
+
+    def hand_setup(self) -> HandSetup:
+        """The hand engine's description of this hand."""
+        return HandSetup(
+            seats=tuple(seat for seat, _, _ in self.seats),
+            stacks=tuple(stack for _, _, stack in self.seats),
+            button=self.blinds.button,
+            small_blind_seat=self.blinds.small_blind,
+            big_blind_seat=self.blinds.big_blind,
+            small_blind=self.small_blind,
+            big_blind=self.big_blind,
+            ante=self.ante,
+            betting=Betting(self.betting),
+        )
 
 
 @dataclass(frozen=True, slots=True)

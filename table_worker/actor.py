@@ -19,7 +19,7 @@ from orchestrator.events import HandPlayer
 from orchestrator.tournament import HandReport, NextHand, TableDirective
 from rng_service.client import BlockingDeckClient
 from table_worker.bots import Bot, SittingOut, make_bot
-from table_worker.engine import Betting, Hand, HandSetup
+from table_worker.engine import Hand
 from table_worker.phh import phhs_section
 from table_worker.session import PlayedHand
 
@@ -74,20 +74,7 @@ class Table:
 
     def play(self, spec: NextHand) -> HandReport:
         served = self._decks.next_deck()
-        hand = Hand(
-            HandSetup(
-                seats=tuple(seat for seat, _, _ in spec.seats),
-                stacks=tuple(stack for _, _, stack in spec.seats),
-                button=spec.blinds.button,
-                small_blind_seat=spec.blinds.small_blind,
-                big_blind_seat=spec.blinds.big_blind,
-                small_blind=spec.small_blind,
-                big_blind=spec.big_blind,
-                ante=spec.ante,
-                betting=Betting(spec.betting),
-            ),
-            served.cards,
-        )
+        hand = Hand(spec.hand_setup(), served.cards)
         names = {seat: player for seat, player, _ in spec.seats}
         bots = {
             # OUT-1: a seat sitting out checks when it can, otherwise folds

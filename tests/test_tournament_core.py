@@ -18,7 +18,7 @@ from orchestrator.eventlog import EventLog
 from orchestrator.events import Event, HandPlayer
 from orchestrator.tournament import HandReport, NextHand, TableDirective, Tournament
 from table_worker.bots import SittingOut, make_bot
-from table_worker.engine import Betting, Hand, HandSetup
+from table_worker.engine import Hand
 
 
 def config(**tournament: Any) -> TournamentConfig:
@@ -36,20 +36,7 @@ def config(**tournament: Any) -> TournamentConfig:
 
 
 def play(spec: NextHand, rng: random.Random) -> HandReport:
-    hand = Hand(
-        HandSetup(
-            seats=tuple(s for s, _, _ in spec.seats),
-            stacks=tuple(c for _, _, c in spec.seats),
-            button=spec.blinds.button,
-            small_blind_seat=spec.blinds.small_blind,
-            big_blind_seat=spec.blinds.big_blind,
-            small_blind=spec.small_blind,
-            big_blind=spec.big_blind,
-            ante=spec.ante,
-            betting=Betting(spec.betting),
-        ),
-        rng.sample(range(52), 52),
-    )
+    hand = Hand(spec.hand_setup(), rng.sample(range(52), 52))
     bot = make_bot("random", rng)
     while (seat := hand.actor) is not None:
         player = SittingOut() if seat in spec.sitting_out else bot
