@@ -32,6 +32,7 @@ from orchestrator.swiss.render import (
 )
 from orchestrator.swiss.standings import standings
 from orchestrator.swiss.structure import structure_for
+from table_worker.cli import positive_int
 
 __all__ = ["DEFAULT_STATE", "register"]
 
@@ -330,13 +331,6 @@ def _judge(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--at", help="ISO date-time (default: now, UTC)")
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
-    return value
-
-
 def _register_swiss(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     swiss = commands.add_parser(
         "swiss",
@@ -361,7 +355,7 @@ def _register_swiss(commands: argparse._SubParsersAction[argparse.ArgumentParser
     p.add_argument("--force", action="store_true", help="overwrite an existing state file")
 
     p = add("structure", _structure, "rounds and top cut for a field size (SW-1)", state=False)
-    p.add_argument("--players", type=_positive, required=True, help="number of players")
+    p.add_argument("--players", type=positive_int, required=True, help="number of players")
     p.add_argument("--fewer-rounds-top16", action="store_true", help="24+: one round less, top 16")
 
     p = add("enter", _enter, "late entries: join from the next round with no points")
@@ -373,11 +367,11 @@ def _register_swiss(commands: argparse._SubParsersAction[argparse.ArgumentParser
     _formats(add("pair", _pair, "pair the next Swiss round (and draw its deck check, SW-6)"))
 
     p = add("pairings", _pairings, "show a round's pairings and results")
-    p.add_argument("round", type=_positive, nargs="?", help="round number (default: the last)")
+    p.add_argument("round", type=positive_int, nargs="?", help="round number (default: the last)")
     _formats(p)
 
     p = add("report", _report, "record a round's results from a results file")
-    p.add_argument("round", type=_positive, help="round number")
+    p.add_argument("round", type=positive_int, help="round number")
     p.add_argument("results", type=Path, help='results file (JSON: {"results": [...]})')
     p.add_argument("--amend", action="store_true", help="correct tables already reported")
     _formats(p)

@@ -11,13 +11,7 @@ from pathlib import Path
 
 from orchestrator.config import load_config
 from orchestrator.errors import ConfigError, OrchestratorError
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
-    return value
+from table_worker.cli import positive_int
 
 
 def register(
@@ -31,14 +25,14 @@ def register(
         "actor, decks from the deck service, every decision in events.jsonl.",
     )
     run.add_argument("config", type=Path, help="the tournament's TOML file")
-    run.add_argument("--players", type=_positive, help="entries (default: the config's)")
+    run.add_argument("--players", type=positive_int, help="entries (default: the config's)")
     run.add_argument("--seed", type=int, help="RNG seed (default: random, printed)")
     run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
     run.add_argument("--store", help="deck store URL (default: sqlite in the output folder)")
     run.add_argument("--ray-address", help="an existing Ray cluster (default: local)")
     run.add_argument(
         "--nodes",
-        type=_positive,
+        type=positive_int,
         default=1,
         help="simulate a cluster of K Ray nodes on this machine (chaos drills)",
     )
@@ -69,7 +63,7 @@ def register(
     tournament.add_argument(
         "--config", type=Path, default=Path("examples/freezeout-1000.toml"), help="TOML file"
     )
-    tournament.add_argument("--players", type=_positive, default=1000, help="entries (1000)")
+    tournament.add_argument("--players", type=positive_int, default=1000, help="entries (1000)")
     tournament.add_argument("--seed", type=int, default=1, help="RNG seed (1)")
     tournament.add_argument("--out", type=Path, default=Path("out/bench-tournament"))
     tournament.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -82,8 +76,8 @@ def register(
         "node hosting tables in each, audit every run; print successes, hands voided per node "
         "loss and the time until the lost tables deal again.",
     )
-    failover.add_argument("--runs", type=_positive, default=20, help="seeded runs (20)")
-    failover.add_argument("--players", type=_positive, default=80, help="entries (80)")
+    failover.add_argument("--runs", type=positive_int, default=20, help="seeded runs (20)")
+    failover.add_argument("--players", type=positive_int, default=80, help="entries (80)")
     failover.add_argument("--kill-after", type=float, default=4.0, help="seconds (4)")
     failover.add_argument("--json", action="store_true", help="one JSON object on stdout")
     failover.set_defaults(handler=_bench_failover)

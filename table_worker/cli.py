@@ -18,7 +18,8 @@ from table_worker.render import render_hand
 from table_worker.session import PlayedHand, TableConfig, play_table
 
 
-def _positive(text: str) -> int:
+def positive_int(text: str) -> int:
+    """argparse type: a whole number above zero (shared by every `mtt` command)."""
     value = int(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
@@ -42,7 +43,7 @@ def register(
         description="Play N hands between bots at one table (button moving, busted bots "
         "buying back in) and write them in the Poker Hand History format.",
     )
-    play.add_argument("--hands", type=_positive, required=True, help="hands to play")
+    play.add_argument("--hands", type=positive_int, required=True, help="hands to play")
     play.add_argument("--players", type=_table_size, default=6, help="players, 2..10 (6)")
     play.add_argument("--limit", choices=["no", "fixed"], default="no", help="betting (no)")
     play.add_argument("--seed", type=int, help="RNG seed (default: random, printed)")
@@ -52,7 +53,7 @@ def register(
     )
     play.add_argument("--blinds", default="50/100", help="small/big blind (50/100)")
     play.add_argument("--ante", type=int, default=0, help="ante per player (0)")
-    play.add_argument("--stack", type=_positive, default=10_000, help="starting stack")
+    play.add_argument("--stack", type=positive_int, default=10_000, help="starting stack")
     play.add_argument("--show", action="store_true", help="print every hand as it is played")
     play.set_defaults(handler=_play)
 
@@ -62,7 +63,7 @@ def register(
         description="Play N hands between random bots with our engine, replay the same "
         "hands through pokerkit in the same run, and print both rates and the ratio.",
     )
-    engine.add_argument("--hands", type=_positive, default=2000, help="hands (2000)")
+    engine.add_argument("--hands", type=positive_int, default=2000, help="hands (2000)")
     engine.add_argument("--players", type=_table_size, default=9, help="players (9)")
     engine.add_argument("--seed", type=int, default=1, help="RNG seed (1)")
     engine.add_argument("--json", action="store_true", help="one JSON object on stdout")
