@@ -6,6 +6,9 @@ Hierarchy::
     ├── ConfigError                    a tournament config that cannot run: unknown keys,
     │                                  impossible values (orchestrator.config)
     ├── UnreadableRun                  a run's files that `mtt replay` cannot read (file, line)
+    ├── RecoveryError                  a restarted orchestrator cannot rebuild the tournament
+    │                                  from its log: replaying it decides something else (names
+    │                                  the seq), or the log cannot be made whole again
     ├── ReportError                    a table's hand report that does not match the hand it
     │                                  was dealt, or comes from a table that is not open
     ├── FloorError                     the table floor refused a request (orchestrator.floor);
@@ -63,6 +66,8 @@ Hierarchy::
     │                                  and the seq (a bug or a hand-edited store)
     ├── LogConflict                    an append refused: a seq already there, or not the next
     │                                  one (a gap); the log is unchanged
+    ├── LeaseLost                      another orchestrator holds the tournament's lease: this
+    │                                  one must take no further decision
     ├── TournamentExists               registering a tournament twice
     └── UnknownTournament              meta of a tournament never registered (also a LookupError)
 
@@ -86,6 +91,7 @@ __all__ = [
     "InvalidReportError",
     "InvalidSanctionError",
     "InvalidSeatingError",
+    "LeaseLost",
     "LedgerError",
     "LedgerInvariantError",
     "LogConflict",
@@ -94,6 +100,7 @@ __all__ = [
     "NotRegisteredError",
     "OrchestratorError",
     "PlayerEliminatedError",
+    "RecoveryError",
     "ReentryError",
     "RegistrationClosedError",
     "RegistrationError",
@@ -276,6 +283,10 @@ class LogConflict(StoreError):
         self.first_seq = first_seq
 
 
+class LeaseLost(StoreError):
+    """Another orchestrator holds (or took) the tournament's ownership lease."""
+
+
 class TournamentExists(StoreError):
     """The tournament is already registered in the store."""
 
@@ -287,3 +298,9 @@ class UnknownTournament(StoreError, LookupError):
 class UnreadableRun(OrchestratorError):
     """`mtt replay`: a run's file is missing or cannot be parsed; the message names the file
     and line."""
+
+
+class RecoveryError(OrchestratorError):
+    """The tournament cannot be rebuilt from its log: replaying a step decided something other
+    than what the log holds (the message names the seq), or the store lost records this
+    orchestrator no longer has."""

@@ -47,6 +47,7 @@ from orchestrator.events import (
     SideEventStarted,
     TableClosed,
     TableOpened,
+    TablePolled,
     TableRestarted,
     TournamentFinished,
     TournamentStarted,
@@ -142,6 +143,7 @@ class _Table:
     issued: NextHand | None = None
     last_hand: int = 0
     last_directive: TableDirective | None = None
+    idle_logged: tuple[int, tuple[int, ...]] | None = None  # last logged idle poll's decision
 
 
 @dataclass(slots=True)
@@ -331,13 +333,21 @@ class Tournament:
             return Step([], TableDirective(table, state.issued))
         if table in self.round_waiting:
             return Step([], TableDirective(table, None))  # hand-for-hand: the round goes on
-        if isinstance(self.floor, PhaseSeating):
-            return Step([], self._directive(table))
-        if len(self.floor.tables[table]) >= 2:
-            return Step([], self._directive(table))
+        if isinstance(self.floor, PhaseSeating) or len(self.floor.tables[table]) >= 2:
+            directive = self._directive(table)
+            polled: list[Event] = [TablePolled(table=table)] if directive.next_hand else []
+            return Step(polled, directive)
+        # The idle boundary. Only a poll that changes something is logged (TablePolled first,
+        # so a restarted orchestrator replays it): repeating the same idle decision does not.
         big_blind = state.blinds.big_blind if state.blinds else min(self.floor.tables[table])
+        requests = self.floor.pending_requests(table)
         events, closed = self._balance(table, [], big_blind, rng)
-        return Step(events, self._close(table) if closed else self._directive(table))
+        directive = self._close(table) if closed else self._directive(table)
+        idle = (big_blind, requests)
+        if events or closed or directive.next_hand or state.idle_logged != idle:
+            state.idle_logged = None if directive.next_hand else idle
+            events.insert(0, TablePolled(table=table))
+        return Step(events, directive)
 
     def table_lost(self, table: int) -> list[Event]:
         """A table's actor (or its node) died. The hand it was playing is voided: stacks stay
@@ -812,6 +822,7 @@ class Tournament:
         else:
             blinds = next_blinds(state.blinds, occupied)  # HE-8, HE-9
         state.blinds = blinds
+        state.idle_logged = None
         level = self.level
         next_hand = NextHand(
             table=table,
