@@ -13,8 +13,9 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -31,12 +32,14 @@ __all__ = ["RunOptions", "RunSummary", "deck_service", "local_ray", "run_tournam
 class RunOptions:
     out: Path
     seed: int
-    store: str | None = None  # the deck store; default: SQLite in the run's folder
+    store: str | None = None  # the event log's and the used decks' store; default: SQLite
+    # in the run's folder
     ray_address: str | None = None
     policies: tuple[str, ...] = ("strength", "random", "station")
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
     kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
+    deck: str | None = None  # a running deck service's address; default: start one
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +52,9 @@ class RunSummary:
 
 
 @contextmanager
-def deck_service(store: str) -> Iterator[str]:
-    """The deck service as a child process on a free 127.0.0.1 port; yields its address."""
+def deck_service(store: str, port: int = 0) -> Iterator[str]:
+    """The deck service as a child process on 127.0.0.1 (`port` 0: a free one); yields its
+    address."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -61,7 +65,7 @@ def deck_service(store: str) -> Iterator[str]:
             "--host",
             "127.0.0.1",
             "--port",
-            "0",
+            str(port),
             "--store",
             store,
         ],
@@ -157,7 +161,7 @@ def run_tournament(
 ) -> RunSummary:
     import ray
 
-    from orchestrator.actor import OrchestratorActor, TableSettings
+    from orchestrator.actor import RESTARTABLE, OrchestratorActor, StoreSettings, TableSettings
 
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
@@ -168,7 +172,7 @@ def run_tournament(
     if hands_dir.exists():
         for old in hands_dir.glob("*.phhs"):
             old.unlink()
-    store = options.store or f"sqlite:///{(out / 'decks.db').resolve()}"
+    store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
     players = [f"p{k:05d}" for k in range(1, config.players + 1)]
     tournament_id = f"{config.name}-{options.seed}"
     # Registration problems (capacity, skill range) surface here as typed errors, before
@@ -183,7 +187,8 @@ def run_tournament(
         if options.nodes > 1
         else local_ray(options.ray_address, logs=options.ray_logs)
     )
-    with deck_service(store) as deck_target, cluster_context as cluster:
+    decks = nullcontext(options.deck) if options.deck else deck_service(store)
+    with decks as deck_target, cluster_context as cluster:
         started = time.time()
         settings = TableSettings(
             deck_target=deck_target,
@@ -193,7 +198,7 @@ def run_tournament(
         )
         placement = {"resources": {HEAD: 0.001}} if cluster is not None else {}
         orchestrator = OrchestratorActor.options(
-            name=f"{tournament_id}-orchestrator", **placement
+            name=f"{tournament_id}-orchestrator", **RESTARTABLE, **placement
         ).remote(
             config,
             players,
@@ -201,8 +206,9 @@ def run_tournament(
             seed=options.seed,
             out_dir=str(out),
             tables=settings,
+            store=StoreSettings(url=store, run_id=uuid.uuid4().hex[:12]),
         )
-        ray.get(orchestrator.start.remote(orchestrator))
+        ray.get(orchestrator.start.remote())
         done = orchestrator.complete.remote()
         seen, killed = 0, False
         while not ray.wait([done], timeout=0.5)[0]:
@@ -223,6 +229,7 @@ def run_tournament(
         seconds = time.time() - started
         results, hands = outcome["results"], outcome["hands"]
         report_seconds = ray.get(orchestrator.report_seconds.remote())
+        ray.kill(orchestrator)  # detached: it would outlive this run on a shared cluster
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
 
 

@@ -28,7 +28,11 @@ def register(
     run.add_argument("--players", type=positive_int, help="entries (default: the config's)")
     run.add_argument("--seed", type=int, help="RNG seed (default: random, printed)")
     run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
-    run.add_argument("--store", help="deck store URL (default: sqlite in the output folder)")
+    run.add_argument(
+        "--store",
+        help="store URL for the event log and the used decks, redis://host:port/db or "
+        "sqlite:///path.db (default: sqlite store.db in the output folder)",
+    )
     run.add_argument("--ray-address", help="an existing Ray cluster (default: local)")
     run.add_argument(
         "--nodes",
