@@ -344,7 +344,8 @@ class Tournament:
             if amount := _prize(prizes, place):
                 events.append(PrizeAwarded(player=player, place=place, amount=amount))
                 events += registration.pay_prize(player, place=place, amount=amount, now=now)
-        events += registration.cancel(reason, now=now, chips=dict(self.stacks))
+        announced, *settled = registration.cancel(reason, now=now, chips=dict(self.stacks))
+        events = [announced, *events, *settled]  # the step is named by its first event
         self.cancelled = reason
         self.paused_at = None
         return Step(events)

@@ -653,8 +653,7 @@ def test_crash2_cancel_voids_hands_rolls_everyone_forward_and_closes_every_table
     kinds = [e["type"] for e in log]
     after = kinds[kinds.index("tournament_cancelled") :]
     assert "hand_finished" not in after  # a hand reported after the cancel was void
-    last_hand = len(kinds) - 1 - kinds[::-1].index("hand_finished")
-    assert "hand_voided" in kinds[last_hand : kinds.index("tournament_cancelled")]
+    assert "hand_voided" in after
     results = tournament.results(seconds=1.0)
     assert results["cancelled"] == "the room lost power"
     for command in (tournament.pause, tournament.resume):
