@@ -102,7 +102,7 @@ def short_handed_below(max_per_table: int) -> int:
     >>> short_handed_below(10), short_handed_below(9), short_handed_below(6)
     (7, 6, 4)
     """
-    return math.floor(0.7 * max_per_table + 1e-9)
+    return 7 * max_per_table // 10
 
 
 def run_figures(
@@ -160,6 +160,23 @@ def _fold(events: Sequence[Event], max_points: int) -> RunFigures:
             found = figures.players[name] = PlayerFairness(name)
         return found
 
+    # The field after a hand is known once what the hand caused (eliminations, a new level)
+    # is logged too: just before the next hand_finished, or at the end.
+    pending: tuple[float, int] | None = None
+
+    def sample(ts: float, hands: int) -> None:
+        if hands % every == 0 or hands == total_hands:  # at most `max_points` points
+            left = len(stacks)
+            figures.timeline.append(
+                StackPoint(
+                    seconds=ts - start_ts,
+                    hands=hands,
+                    players_left=left,
+                    average_bb=chips / max(1, left) / big_blind,
+                    largest_bb=max(stacks.values(), default=0) / big_blind,
+                )
+            )
+
     # STEP 1: one pass over the log, in order: the field, stacks, tables and levels as they were
     for e in events:
         kind = e["type"]
@@ -193,6 +210,8 @@ def _fold(events: Sequence[Event], max_points: int) -> RunFigures:
         elif kind == "tournament_cancelled":
             figures.cancelled = str(e.get("reason", ""))
         elif kind == "hand_finished":
+            if pending is not None:
+                sample(*pending)
             played += 1
             table = e["table"]
             figures.hands_per_table[table] = figures.hands_per_table.get(table, 0) + 1
@@ -211,20 +230,11 @@ def _fold(events: Sequence[Event], max_points: int) -> RunFigures:
                 final = FinalTableHands(
                     final.table, final.players, (*final.hands, e["hand"]), (*final.stacks, ends)
                 )
-            # STEP 3: the timeline, thinned to at most `max_points` points
-            if played % every == 0 or played == total_hands:
-                left = len(stacks)
-                figures.timeline.append(
-                    StackPoint(
-                        seconds=float(e["ts"]) - start_ts,
-                        hands=played,
-                        players_left=left,
-                        average_bb=chips / max(1, left) / big_blind,
-                        largest_bb=max(stacks.values(), default=0) / big_blind,
-                    )
-                )
+            pending = (float(e["ts"]), played)
         elif kind == "registration_closed":
             figures.prize_pool = e["prize_pool"]
+    if pending is not None:
+        sample(*pending)
     figures.final_table = final
     if events:
         figures.seconds = float(events[-1]["ts"]) - start_ts

@@ -37,7 +37,11 @@ details { margin: 8px 0; }
 
 
 def money(cents: int) -> str:
-    """Cents as an amount: `money(123456)` is '1,234.56'."""
+    """Cents as an amount.
+
+    >>> money(123456), money(5), money(-250)
+    ('1,234.56', '0.05', '-2.50')
+    """
     sign = "-" if cents < 0 else ""
     whole, part = divmod(abs(cents), 100)
     return f"{sign}{whole:,}.{part:02d}"
