@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -29,15 +30,28 @@ def serve_ui(app: Starlette, *, host: str = "127.0.0.1", port: int = 0) -> Itera
         timeout_graceful_shutdown=2,  # open event streams are ended by the app's lifespan
     )
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="mtt-ui", daemon=True)
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        raise UiServerError(
+            f"the live view cannot listen on {host}:{port}: {exc.strerror}"
+        ) from exc
+    bound = listener.getsockname()[1]
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [listener]}, name="mtt-ui", daemon=True
+    )
     thread.start()
     while not server.started:
         if not thread.is_alive():
-            raise UiServerError(f"the live view cannot listen on {host}:{port} (in use?)")
+            listener.close()
+            raise UiServerError(f"the live view did not start on {host}:{bound}")
         time.sleep(0.02)
-    bound = server.servers[0].sockets[0].getsockname()[1]
     try:
         yield f"http://{host}:{bound}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+        listener.close()
