@@ -90,6 +90,7 @@ function tick() {
   const label = onBreak && c.status === "running" ? "break" : c.status;
   status.textContent = label;
   status.dataset.status = label;
+  document.body.dataset.status = label;
   setText("tournament", c.tournament);
   document.title = c.tournament + (document.body.classList.contains("clock-page") ? " clock" : " lobby");
   let time, caption;
@@ -118,7 +119,7 @@ function tick() {
   setText("players-left", chips(c.players_left));
   setText("entries", `of ${chips(c.entries)} entries`);
   setText("average-stack", chips(c.average_stack));
-  setText("average-bb", c.blinds[1] ? `${Math.round(c.average_stack / c.blinds[1])} big blinds` : "");
+  setText("average-bb", c.blinds[1] ? `${chips(Math.round(c.average_stack / c.blinds[1]))} big blinds` : "");
   setText("prize-pool", money(c.prize_pool));
   setText("tables-count", `${c.tables} table${c.tables === 1 ? "" : "s"}`);
   const banner = $("banner");
