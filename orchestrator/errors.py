@@ -8,6 +8,8 @@ Hierarchy::
     ├── UnreadableRun                  a run's files that `mtt replay` cannot read (file, line)
     ├── ReportError                    a table's hand report that does not match the hand it
     │                                  was dealt, or comes from a table that is not open
+    ├── UiServerError                  the live view (orchestrator.ui) cannot listen: the port
+    │                                  is taken or the address is not this machine's
     ├── TournamentStateError           an operator command the tournament's state refuses:
     │                                  pausing a paused or ended one, resuming one not paused,
     │                                  cancelling one already finished or cancelled
@@ -110,6 +112,7 @@ __all__ = [
     "TournamentExists",
     "TournamentFullError",
     "TournamentStateError",
+    "UiServerError",
     "UnknownAccountError",
     "UnknownEntrantError",
     "UnknownPlayerError",
@@ -154,6 +157,10 @@ class ConfigError(OrchestratorError, ValueError):
 
 class ReportError(OrchestratorError):
     """A hand report the core refuses; the tournament state is unchanged."""
+
+
+class UiServerError(OrchestratorError):
+    """The live view's web server could not start."""
 
 
 class TournamentStateError(OrchestratorError):

@@ -57,7 +57,7 @@ from orchestrator.events import (
 from orchestrator.floor import TableFloor
 from orchestrator.ledger import Ledger
 from orchestrator.levels import blind_level, level_due
-from orchestrator.payouts import default_percentages, payouts
+from orchestrator.payouts import prize_table
 from orchestrator.places import Busted, place_eliminated
 from orchestrator.rebuys import ChipsAdded, boundary_rebuy, conversion_chips, rebuy_open
 from orchestrator.registration import (
@@ -955,9 +955,12 @@ class Tournament:
 
     def prizes(self) -> list[int]:
         """Prize by place (index 0 is first), from the configured or the default table."""
-        shares = self.config.payout_percent
-        points = [p * 100 for p in shares] if shares else list(default_percentages(self.entries))
-        return payouts(self.prize_pool, points[: self.field_size])
+        return prize_table(
+            self.prize_pool,
+            percent=self.config.payout_percent,
+            entries=self.entries,
+            field_size=self.field_size,
+        )
 
     def results(self, *, seconds: float) -> dict[str, object]:
         """results.json (DESIGN.md)."""
