@@ -33,9 +33,10 @@ from orchestrator.config import TournamentConfig
 from orchestrator.errors import LeaseLost, StoreUnavailable
 from orchestrator.eventlog import EventLog, event_time
 from orchestrator.events import Event, NodeLost, SideEventStarted
+from orchestrator.metrics import OrchestratorTimings
 from orchestrator.recovery import load_snapshot, rebuild, snapshot, step_rng, tables_opened
 from orchestrator.store import Store, open_store
-from orchestrator.tournament import HandReport, TableDirective, Tournament
+from orchestrator.tournament import HandReport, Step, TableDirective, Tournament
 
 _T = TypeVar("_T")
 
@@ -90,6 +91,8 @@ class Orchestrator:
         self._results: dict[str, Any] | None = None
         # Wall and CPU time per report, bounded so nothing grows per hand.
         self._report_seconds: deque[tuple[float, float]] = deque(maxlen=100_000)
+        # (report, decision) wall seconds since the metrics exporter last asked; bounded too.
+        self._timings: deque[tuple[float, float]] = deque(maxlen=100_000)
         self._stream = f"{tournament_id}/{store.run_id}"
         self._owner = f"{tournament_id}-orchestrator"  # the actor's name: a restart is the owner
         self._store: Store = open_store(store.url)
@@ -401,10 +404,11 @@ class Orchestrator:
         now = event_time(time.time())
         rng = step_rng(self._seed, self._log.seq)
         step = self._tournament.hand_finished(report, now=now, rng=rng)
+        decided = time.perf_counter()
         self._record(step.events, now)
-        self._report_seconds.append(
-            (time.perf_counter() - started, time.thread_time() - cpu_started)
-        )
+        handled = time.perf_counter()
+        self._report_seconds.append((handled - started, time.thread_time() - cpu_started))
+        self._timings.append((handled - started, decided - started))
         assert step.directive is not None
         return step.directive
 
@@ -414,6 +418,25 @@ class Orchestrator:
         self._record(step.events, time.time())
         assert step.directive is not None
         return step.directive
+
+    async def pause(self) -> None:
+        """Stop the clock: tables finish their hand in progress, then wait."""
+        await self._ready()
+        self._command(self._tournament.pause)
+
+    async def resume(self) -> None:
+        await self._ready()
+        self._command(self._tournament.resume)
+
+    async def cancel(self, reason: str) -> None:
+        """CRASH-2 by the operator: hands in progress voided, everyone still in rolled forward
+        through the ledger, every table closed at its next boundary; `complete()` returns."""
+        await self._ready()
+        self._command(lambda *, now: self._tournament.cancel(reason, now=now))
+
+    def _command(self, command: Callable[..., Step]) -> None:
+        now = event_time(time.time())
+        self._record(command(now=now).events, now)  # refused commands raise, logging nothing
 
     async def events_since(self, seq: int) -> list[dict[str, Any]]:
         return self._log.since(seq)
@@ -432,7 +455,18 @@ class Orchestrator:
             "average_stack": sum(stacks) // max(1, len(stacks)),
             "largest_stack": max(stacks, default=0),
             "finished": t.finished,
+            "paused": t.paused_at is not None,
+            "cancelled": t.cancelled,
         }
+
+    async def timings_since_last_call(self) -> OrchestratorTimings:
+        """Report handling and decision seconds of the reports since the previous call
+        (the metrics exporter's; `orchestrator.metrics`)."""
+        timings, self._timings = self._timings, deque(maxlen=self._timings.maxlen)
+        return OrchestratorTimings(
+            report_seconds=tuple(r for r, _ in timings),
+            decision_seconds=tuple(d for _, d in timings),
+        )
 
     async def report_seconds(self) -> list[tuple[float, float]]:
         """(wall, CPU) seconds the core and the log took per hand report (`mtt bench`)."""

@@ -18,6 +18,7 @@ __all__ = [
     "FinalTable",
     "HandFinished",
     "HandForHand",
+    "HandTiming",
     "HandVoided",
     "LedgerPosted",
     "LevelStarted",
@@ -47,6 +48,8 @@ __all__ = [
     "TableRestarted",
     "TournamentCancelled",
     "TournamentFinished",
+    "TournamentPaused",
+    "TournamentResumed",
     "TournamentStarted",
     "WarningIssued",
 ]
@@ -117,6 +120,24 @@ class HandPlayer:
     end: int
 
 
+@dataclass(frozen=True, slots=True)
+class HandTiming:
+    """What a table measured while playing a hand; read by the metrics, never by decisions.
+    `seconds`: deck taken to report sent; `deck_wait_seconds`: waiting for that deck;
+    `fouled_decks`: decks refused as fouled since the table's previous report."""
+
+    seconds: float = 0.0
+    deck_wait_seconds: float = 0.0
+    fouled_decks: int = 0
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "seconds": round(self.seconds, 6),
+            "deck_wait_seconds": round(self.deck_wait_seconds, 6),
+            "fouled_decks": self.fouled_decks,
+        }
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HandFinished(Event):
     EVENT_TYPE: ClassVar[str] = "hand_finished"
@@ -124,6 +145,10 @@ class HandFinished(Event):
     hand: int
     button: int
     players: tuple[HandPlayer, ...]
+    # Added for metrics (DESIGN.md allows new fields): the table's HandTiming.
+    seconds: float = 0.0
+    deck_wait_seconds: float = 0.0
+    fouled_decks: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -203,6 +228,21 @@ class PrizeAwarded(Event):
     player: str
     place: int
     amount: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentPaused(Event):
+    """The operator stopped the clock: tables finish the hand in progress, then wait."""
+
+    EVENT_TYPE: ClassVar[str] = "tournament_paused"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentResumed(Event):
+    """The clock runs again; the level in play ends `paused_seconds` later than it would have."""
+
+    EVENT_TYPE: ClassVar[str] = "tournament_resumed"
+    paused_seconds: float
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -23,7 +23,7 @@ from typing import Any
 
 from orchestrator.config import TournamentConfig
 from orchestrator.errors import RecoveryError
-from orchestrator.events import Event, HandPlayer, TableOpened
+from orchestrator.events import Event, HandPlayer, HandTiming, TableOpened
 from orchestrator.tournament import HandReport, TableDirective, Tournament
 
 __all__ = ["SHELL_EVENTS", "load_snapshot", "rebuild", "snapshot", "step_rng", "tables_opened"]
@@ -122,6 +122,11 @@ def _hand_finished(t: Tournament, record: dict[str, Any], rng: random.Random) ->
         players=tuple(
             HandPlayer(p["player"], p["seat"], p["start"], p["end"]) for p in record["players"]
         ),
+        timing=HandTiming(
+            seconds=record.get("seconds", 0.0),
+            deck_wait_seconds=record.get("deck_wait_seconds", 0.0),
+            fouled_decks=record.get("fouled_decks", 0),
+        ),
     )
     return t.hand_finished(report, now=record["ts"], rng=rng).events
 
@@ -142,12 +147,28 @@ def _restarted(t: Tournament, record: dict[str, Any], rng: random.Random) -> lis
     return t.table_restarted(record["table"], node=record["node"]).events
 
 
-# The event that leads each kind of step -> the core call that takes the step again.
+def _paused(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
+    return t.pause(now=record["ts"]).events
+
+
+def _resumed(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
+    return t.resume(now=record["ts"]).events
+
+
+def _cancelled(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
+    return t.cancel(record["reason"], now=record["ts"]).events
+
+
+# The event that leads each kind of step -> the core call that takes the step again. A new
+# kind of step (an operator's command) needs its line here, or a restart refuses its log.
 _STEPS: dict[str, Callable[[Tournament, dict[str, Any], random.Random], list[Event]]] = {
     "hand_finished": _hand_finished,
     "table_polled": _polled,
     "hand_voided": _voided,
     "table_restarted": _restarted,
+    "tournament_paused": _paused,
+    "tournament_resumed": _resumed,
+    "tournament_cancelled": _cancelled,
 }
 
 

@@ -21,11 +21,33 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import psutil
+from prometheus_client import CollectorRegistry, start_http_server
 
 from orchestrator.config import TournamentConfig
+from orchestrator.metrics import TournamentMetrics
 from orchestrator.tournament import Tournament
 
-__all__ = ["RunOptions", "RunSummary", "deck_service", "local_ray", "run_tournament"]
+__all__ = [
+    "MetricsEndpoint",
+    "RunOptions",
+    "RunSummary",
+    "UiOptions",
+    "deck_service",
+    "live_view",
+    "local_ray",
+    "run_tournament",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UiOptions:
+    """The live view (`mtt run --ui-port`): where it listens, the operator credential its
+    actions need (None: read-only), and whether the run waits for the operator's start."""
+
+    port: int
+    host: str = "127.0.0.1"
+    operator_token: str | None = None
+    wait_for_start: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -40,6 +62,19 @@ class RunOptions:
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
     kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
     deck: str | None = None  # a running deck service's address; default: start one
+    metrics: MetricsEndpoint | None = None  # tournament metrics on HTTP /metrics
+    deck_metrics_port: int | None = None  # the deck service's own /metrics
+    ui: UiOptions | None = None  # serve the live clock and lobby while the run lasts
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetricsEndpoint:
+    """Where `mtt run` serves the tournament's Prometheus metrics; `linger` keeps serving
+    that many seconds after the tournament ends, so a scrape sees its last values."""
+
+    port: int
+    host: str = "127.0.0.1"
+    linger: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,26 +87,14 @@ class RunSummary:
 
 
 @contextmanager
-def deck_service(store: str, port: int = 0) -> Iterator[str]:
+def deck_service(store: str, *, port: int = 0, metrics_port: int | None = None) -> Iterator[str]:
     """The deck service as a child process on 127.0.0.1 (`port` 0: a free one); yields its
     address."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "rng_service",
-            "rng",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--store",
-            store,
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    command = [sys.executable, "-m", "rng_service", "rng", "serve", "--host", "127.0.0.1"]
+    command += ["--port", str(port), "--store", store]
+    if metrics_port is not None:
+        command += ["--metrics-port", str(metrics_port)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
@@ -133,6 +156,27 @@ def kill_a_table_node(cluster: Any, table_nodes: dict[int, str]) -> str | None:
 
 
 @contextmanager
+def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iterator[Any]:
+    """The live view over the run's events.jsonl while the block lasts; yields its
+    `RunControl` (None without `ui`)."""
+    if ui is None:
+        yield None
+        return
+    from orchestrator.ui import EventFileSource, RunControl, create_app, serve_ui
+
+    control = RunControl(wait_for_start=ui.wait_for_start)
+    app = create_app(
+        EventFileSource(out / "events.jsonl"),
+        config,
+        control=control,
+        operator_token=ui.operator_token,
+    )
+    with serve_ui(app, host=ui.host, port=ui.port) as url:
+        print(f"live view: {url}/ (clock), {url}/lobby", flush=True)
+        yield control
+
+
+@contextmanager
 def local_ray(address: str | None, *, logs: bool = True) -> Iterator[Any]:
     """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address."""
     import ray  # the package's __init__ has already kept Ray on 127.0.0.1
@@ -187,8 +231,22 @@ def run_tournament(
         if options.nodes > 1
         else local_ray(options.ray_address, logs=options.ray_logs)
     )
-    decks = nullcontext(options.deck) if options.deck else deck_service(store)
-    with decks as deck_target, cluster_context as cluster:
+    exporter = _MetricsExporter(tournament_id, options.metrics)
+    decks = (
+        nullcontext(options.deck)
+        if options.deck
+        else deck_service(store, metrics_port=options.deck_metrics_port)
+    )
+    with (
+        live_view(config, out, options.ui) as control,
+        decks as deck_target,
+        cluster_context as cluster,
+        exporter,
+    ):
+        if control is not None and not control.started.is_set():
+            print("waiting for the operator to start the tournament", flush=True)
+            while not control.started.wait(0.5):
+                pass
         started = time.time()
         settings = TableSettings(
             deck_target=deck_target,
@@ -209,6 +267,8 @@ def run_tournament(
             store=StoreSettings(url=store, run_id=uuid.uuid4().hex[:12]),
         )
         ray.get(orchestrator.start.remote())
+        if control is not None:
+            control.orchestrator = orchestrator
         done = orchestrator.complete.remote()
         seen, killed = 0, False
         while not ray.wait([done], timeout=0.5)[0]:
@@ -220,17 +280,64 @@ def run_tournament(
                 killed = lost is not None
                 if lost is not None and progress is not None:
                     print(f"\nchaos drill: killed node {lost[:12]}", flush=True)
-            if progress is not None:
+            if progress is not None or exporter.enabled:
                 events = ray.get(orchestrator.events_since.remote(seen))
                 seen = events[-1]["seq"] if events else seen
+                exporter.update(orchestrator, events)
+            if progress is not None:
                 status = ray.get(orchestrator.status.remote())
                 progress(status | {"seconds": time.time() - started, "events": events})
         outcome = ray.get(done)
+        while exporter.enabled and (events := ray.get(orchestrator.events_since.remote(seen))):
+            seen = events[-1]["seq"]
+            exporter.update(orchestrator, events)
+        exporter.update(orchestrator, [])
         seconds = time.time() - started
         results, hands = outcome["results"], outcome["hands"]
         report_seconds = ray.get(orchestrator.report_seconds.remote())
         ray.kill(orchestrator)  # detached: it would outlive this run on a shared cluster
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
+
+
+class _MetricsExporter:
+    """`mtt run --metrics-port`: the tournament's metrics (`orchestrator.metrics`) on HTTP,
+    fed from the events and the orchestrator's timings the run loop polls anyway."""
+
+    def __init__(self, tournament_id: str, endpoint: MetricsEndpoint | None) -> None:
+        self._tournament = tournament_id
+        self._endpoint = endpoint
+        self._registry = CollectorRegistry()
+        self._metrics = TournamentMetrics(self._registry)
+        self._server: Any = None
+
+    @property
+    def enabled(self) -> bool:
+        return self._endpoint is not None
+
+    def __enter__(self) -> _MetricsExporter:
+        if self._endpoint is not None:
+            self._server, self._thread = start_http_server(
+                self._endpoint.port, addr=self._endpoint.host, registry=self._registry
+            )
+        return self
+
+    def update(self, orchestrator: Any, events: list[dict[str, Any]]) -> None:
+        import ray
+
+        if self._endpoint is None:
+            return
+        self._metrics.follow(self._tournament, events)
+        timings = ray.get(orchestrator.timings_since_last_call.remote())
+        self._metrics.observe_timings(self._tournament, timings)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._server is None or self._endpoint is None:
+            return
+        if exc_info[0] is None:
+            time.sleep(self._endpoint.linger)
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
 
 
 class ProgressLine:
@@ -256,7 +363,7 @@ class ProgressLine:
             f"  level {status['level']} ({small}/{big}{f' ante {ante}' if ante else ''})"
             f"  {status['hands']:>7} hands {status['hands'] / seconds:>6.0f}/s"
             f"  avg {status['average_stack']:,}  max {status['largest_stack']:,}"
-            f"  {seconds:>5.0f}s"
+            f"  {seconds:>5.0f}s" + ("  PAUSED" if status.get("paused") else "")
         )
         for event in status.get("events", ()):
             if event["type"] == "final_table":

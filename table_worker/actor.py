@@ -15,7 +15,7 @@ from typing import Any
 
 import ray
 
-from orchestrator.events import HandPlayer
+from orchestrator.events import HandPlayer, HandTiming
 from orchestrator.tournament import HandReport, NextHand, TableDirective
 from rng_service.client import BlockingDeckClient
 from table_worker.bots import Bot, SittingOut, make_bot
@@ -23,7 +23,10 @@ from table_worker.engine import Hand
 from table_worker.phh import phhs_section
 from table_worker.session import PlayedHand
 
-WAIT_SECONDS = 0.02  # a table short of players asks again this often
+# A waiting table (short of players, hand-for-hand, paused) asks again after WAIT_SECONDS,
+# backing off to MAX_WAIT_SECONDS so a long pause costs the orchestrator little.
+WAIT_SECONDS = 0.02
+MAX_WAIT_SECONDS = 0.25
 
 
 class Table:
@@ -52,18 +55,22 @@ class Table:
         self._policies = policies
         self._seed = seed
         self._bots: dict[str, Bot] = {}
+        self._fouled_reported = 0
         self.hands_played = 0
         self._running = False
 
     def run(self, directive: TableDirective) -> int:
         """Play hands until the orchestrator closes the table; returns hands played."""
         self._running = True
+        wait = WAIT_SECONDS
         try:
             while not directive.close:
                 if directive.next_hand is None:
-                    time.sleep(WAIT_SECONDS)
+                    time.sleep(wait)
+                    wait = min(2 * wait, MAX_WAIT_SECONDS)
                     directive = ray.get(self._orchestrator.poll.remote(self.table))
                     continue
+                wait = WAIT_SECONDS
                 report = self.play(directive.next_hand)
                 directive = ray.get(self._orchestrator.hand_finished.remote(report))
         finally:
@@ -80,7 +87,9 @@ class Table:
         return str(ray.get_runtime_context().get_node_id())
 
     def play(self, spec: NextHand) -> HandReport:
+        started = time.perf_counter()
         served = self._decks.next_deck()
+        deck_wait = time.perf_counter() - started
         hand = Hand(spec.hand_setup(), served.cards)
         names = {seat: player for seat, player, _ in spec.seats}
         bots = {
@@ -95,6 +104,10 @@ class Table:
         self._history.flush()
         self.hands_played += 1
         finishing = hand.finishing_stacks()
+        fouled, self._fouled_reported = (
+            self._decks.fouled - self._fouled_reported,
+            self._decks.fouled,
+        )
         return HandReport(
             table=self.table,
             hand=spec.hand,
@@ -102,6 +115,11 @@ class Table:
             players=tuple(
                 HandPlayer(player, seat, stack, finishing[seat])
                 for seat, player, stack in spec.seats
+            ),
+            timing=HandTiming(
+                seconds=time.perf_counter() - started,
+                deck_wait_seconds=deck_wait,
+                fouled_decks=fouled,
             ),
         )
 

@@ -97,7 +97,7 @@ class DeckProcess:
         self._running = ExitStack()
 
     def start(self) -> None:
-        self._running.enter_context(deck_service(self._store, self.port))
+        self._running.enter_context(deck_service(self._store, port=self.port))
 
     def stop(self) -> None:
         self._running.close()

@@ -25,7 +25,13 @@ from orchestrator.tournament import TableDirective, Tournament
 
 
 def drive(
-    tmp_path: Path, players: int, seed: int, *, kill_rate: float = 0.0, **settings: Any
+    tmp_path: Path,
+    players: int,
+    seed: int,
+    *,
+    kill_rate: float = 0.0,
+    commands: dict[int, str] | None = None,
+    **settings: Any,
 ) -> tuple[list[dict[str, Any]], dict[int, bytes]]:
     """A tournament driven step by step as the orchestrator actor drives it (step RNGs, times
     as logged, tables opened after the step that opened them), tables finishing in a random
@@ -49,7 +55,16 @@ def drive(
             ready[directive.table] = directive
         states[log.seq] = snapshot(tournament)
 
-    while not tournament.finished:
+    steps = 0
+    while ready and not tournament.finished:
+        steps += 1
+        command = (commands or {}).get(steps)
+        if command is not None:  # an operator's command, between two table steps
+            now += 1.0
+            if command == "cancel":
+                record(tournament.cancel("drill", now=event_time(now)).events, event_time(now))
+            else:
+                record(getattr(tournament, command)(now=event_time(now)).events, event_time(now))
         table = order.choice(sorted(ready))
         directive = ready.pop(table)
         if directive.close:
@@ -83,6 +98,7 @@ def names(players: int) -> list[str]:
 @pytest.mark.parametrize(
     ("players", "seed", "settings"),
     [
+        (23, 1, {"max_per_table": 6, "commands": {6: "pause", 12: "resume", 20: "cancel"}}),
         (23, 1, {"max_per_table": 6}),
         (30, 2, {"max_per_table": 7, "policy": "threshold"}),
         (20, 3, {"max_per_table": 5, "hand_for_hand": 8}),
@@ -93,6 +109,9 @@ def test_replaying_the_log_from_any_step_rebuilds_the_same_core(
     tmp_path: Path, players: int, seed: int, settings: dict[str, Any]
 ) -> None:
     records, states = drive(tmp_path, players, seed, kill_rate=0.05, **settings)
+    if settings.pop("commands", None):  # the operator's steps replay too (CRASH-2 cancel)
+        kinds = {r["type"] for r in records}
+        assert {"tournament_paused", "tournament_resumed", "tournament_cancelled"} <= kinds
     cfg = config(players=players, buy_in=100, **settings)
     ends = sorted(states)
     picks = [*random.Random(seed).sample(ends, min(12, len(ends))), ends[-1]]
