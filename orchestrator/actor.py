@@ -20,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
+import os
 import time
 from collections import deque
 from collections.abc import Callable
@@ -30,7 +32,7 @@ from typing import Any, TypeVar
 import ray
 
 from orchestrator.config import TournamentConfig
-from orchestrator.errors import LeaseLost, StoreUnavailable
+from orchestrator.errors import LeaseLost, RecoveryError, StoreUnavailable
 from orchestrator.eventlog import EventLog, event_time
 from orchestrator.events import Event, NodeLost, SideEventStarted
 from orchestrator.metrics import OrchestratorTimings
@@ -148,7 +150,7 @@ class Orchestrator:
                 self._open_table(directive)
             return
         live = self._live_table_actors()
-        for table in sorted(self._tournament.tables):
+        for table in sorted(t for t in self._tournament.tables if self._in_play(t)):
             generation = live.get(table, 0)
             actor = _actor_named(self._table_name(table, generation)) if generation else None
             if actor is None:
@@ -232,7 +234,7 @@ class Orchestrator:
             await run
         except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError):
             ray.kill(actor)  # if it lives on
-            if self._runs.get(table) is run and table in self._tournament.tables:
+            if self._runs.get(table) is run and self._in_play(table):
                 await self._restart(table)
                 return
         if self._runs.get(table) is run:
@@ -248,13 +250,13 @@ class Orchestrator:
         loop's call reached it) is replaced like a dead one."""
         try:
             self._nodes[table] = await actor.node.remote()
-            while table in self._tournament.tables:
+            while self._in_play(table):
                 if not await actor.running.remote():
                     raise _NotPlaying
                 await asyncio.sleep(FOLLOW_SECONDS)
         except (ray.exceptions.RayActorError, _NotPlaying):
             ray.kill(actor)  # if it lives on
-            if self._runs.get(table) is actor and table in self._tournament.tables:
+            if self._runs.get(table) is actor and self._in_play(table):
                 await self._restart(table)
                 return
         await asyncio.sleep(FOLLOW_SECONDS)  # let it take its close directive and finish
@@ -264,6 +266,10 @@ class Orchestrator:
         ray.kill(actor)
         self._changed.set()
 
+    def _in_play(self, table: int) -> bool:
+        """Open and still to play: the final table stays open once the tournament is won."""
+        return table in self._tournament.tables and not self._tournament.finished
+
     async def _restart(self, table: int) -> None:
         lost_node = self._nodes.pop(table, "")
         if lost_node:
@@ -272,7 +278,7 @@ class Orchestrator:
                 self._node_checks[lost_node] = asyncio.get_running_loop().create_task(
                     self._log_node_loss(lost_node)
                 )
-        if table in self._tournament.tables:
+        if self._in_play(table):
             self._record(self._tournament.table_lost(table), time.time())  # the hand is void
         while True:  # a new actor may land on a node that is dying too: then try again
             actor = self._new_table_actor(table)
@@ -281,7 +287,7 @@ class Orchestrator:
                 break
             except ray.exceptions.RayActorError:
                 await asyncio.sleep(RESTART_BACKOFF)
-        if table not in self._tournament.tables:  # closed meanwhile (or the tournament ended)
+        if not self._in_play(table):  # closed meanwhile (or the tournament ended)
             self._runs.pop(table, None)
             ray.kill(actor)
             self._changed.set()
@@ -311,7 +317,13 @@ class Orchestrator:
         what the shell does for them: tables to open, side events to start."""
         if self._lease_lost:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
-        self._log.append(events, ts=now)
+        try:
+            self._log.append(events, ts=now)
+        except RecoveryError:
+            # The core is ahead of a log that cannot take the step: die, and let Ray restart
+            # this actor from what the log holds (a crash, so Ray does restart it).
+            logging.getLogger(__name__).exception("the event log refused a step")
+            os._exit(1)
         for directive in tables_opened(self._tournament, events):
             if directive.table not in self._runs:
                 self._open_table(directive)
