@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 import ray
 
 from orchestrator.config import TournamentConfig
-from orchestrator.errors import LeaseLost, RecoveryError, StoreUnavailable
+from orchestrator.errors import LeaseLost, RecoveryError, StoreUnavailable, TournamentExists
 from orchestrator.eventlog import EventLog, event_time
 from orchestrator.events import Event, NodeLost, SideEventStarted
 from orchestrator.metrics import OrchestratorTimings
@@ -104,8 +104,8 @@ class Orchestrator:
         found = _patiently(lambda: self._store.load_snapshot(self._stream))
         after = found[0] if found is not None else 0
         tail = _patiently(lambda: self._store.read(self._stream, after=after))
-        self.recovered = found is not None or bool(tail)
-        if self.recovered:  # Ray restarted us: the log has the truth
+        self._recovered = found is not None or bool(tail)
+        if self._recovered:  # Ray restarted us: the log has the truth
             self._tournament = rebuild(
                 config,
                 players,
@@ -117,12 +117,13 @@ class Orchestrator:
             self._log.resume(tail)
             self._opening: list[TableDirective] = []
         else:
-            _patiently(
-                lambda: self._store.register(
-                    self._stream,
-                    {"tournament": tournament_id, "run": store.run_id, "out": str(self._out)},
+            with contextlib.suppress(TournamentExists):  # by our incarnation that just died
+                _patiently(
+                    lambda: self._store.register(
+                        self._stream,
+                        {"tournament": tournament_id, "run": store.run_id, "out": str(self._out)},
+                    )
                 )
-            )
             now = event_time(time.time())
             self._tournament, step = Tournament.start(
                 config, players, tournament_id=tournament_id, now=now, rng=step_rng(seed, 0)
@@ -145,7 +146,7 @@ class Orchestrator:
         self._attached = True
         self._self = ray.get_runtime_context().current_actor
         self._spawn(self._keep_lease())
-        if not self.recovered:
+        if not self._recovered:
             for directive in self._opening:
                 self._open_table(directive)
             return

@@ -205,9 +205,11 @@ def test_chaos_drill_a_node_dies_and_the_tournament_still_finishes(tmp_path: Pat
     assert restarted and voided <= restarted  # the killed node's tables came back
     lost = [e for e in events if e["type"] == "node_lost"]
     assert len(lost) <= 1
-    if lost:  # Ray reported the node's death in time: it names the tables that died with it
+    if lost:  # Ray reported the node's death in time: it names tables that died with it
+        # (issue 6's bug listed tables that were never restarted). A table whose new actor had
+        # not yet said where it runs when the node died is restarted but cannot be named.
         closed = {e["table"] for e in events if e["type"] == "table_closed"}
-        assert voided <= set(lost[0]["tables"]) <= restarted | closed
+        assert set(lost[0]["tables"]) <= (restarted | closed) & voided
 
 
 def test_operator_pauses_resumes_and_cancels_a_running_tournament(tmp_path: Path) -> None:
