@@ -59,6 +59,13 @@ def register(
         "--operator-token-file", type=Path, metavar="FILE", help="the operator credential"
     )
     ui.add_argument(
+        "--ui-linger",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep the view up this long after the end, for the winner on the wall (0)",
+    )
+    ui.add_argument(
         "--wait-for-start",
         action="store_true",
         help="seat nobody until an operator presses Start in the lobby",
@@ -131,6 +138,7 @@ def _ui_options(args: argparse.Namespace) -> UiOptions | None:
         host=args.ui_host,
         operator_token=token,
         wait_for_start=args.wait_for_start,
+        linger=args.ui_linger,
     )
 
 
