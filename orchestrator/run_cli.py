@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from orchestrator.config import load_config
 from orchestrator.errors import ConfigError, OrchestratorError
-from table_worker.cli import positive_int
+from table_worker.cli import port_number, positive_int
 
 if TYPE_CHECKING:
     from orchestrator.run import UiOptions
@@ -47,13 +47,33 @@ def register(
         metavar="SECONDS",
         help="with --nodes: kill a worker node hosting tables after this many seconds",
     )
+    run.add_argument(
+        "--metrics-port",
+        type=port_number,
+        help="serve the tournament's Prometheus /metrics on this port (0 = any free port)",
+    )
+    run.add_argument(
+        "--metrics-host", default="127.0.0.1", help="address for /metrics (%(default)s)"
+    )
+    run.add_argument(
+        "--metrics-linger",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep serving /metrics this long after the tournament ends (a last scrape)",
+    )
+    run.add_argument(
+        "--deck-metrics-port",
+        type=port_number,
+        help="the deck service started for the run serves its /metrics on this port",
+    )
     ui = run.add_argument_group(
         "live view",
         "A web clock (/) and lobby (/lobby) pushed live while the run lasts. Operator actions "
         "(start, pause, resume, cancel) need the credential: --operator-token-file, else "
         f"${TOKEN_ENV}, else a random one printed at the start.",
     )
-    ui.add_argument("--ui-port", type=int, metavar="PORT", help="serve the live view here")
+    ui.add_argument("--ui-port", type=port_number, metavar="PORT", help="serve the live view here")
     ui.add_argument("--ui-host", default="127.0.0.1", help="its address (127.0.0.1)")
     ui.add_argument(
         "--operator-token-file", type=Path, metavar="FILE", help="the operator credential"
@@ -143,7 +163,7 @@ def _ui_options(args: argparse.Namespace) -> UiOptions | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from orchestrator.run import ProgressLine, RunOptions, run_tournament
+    from orchestrator.run import MetricsEndpoint, ProgressLine, RunOptions, run_tournament
 
     try:
         config = load_config(args.config)
@@ -158,6 +178,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.kill_node_after is not None and args.nodes < 2:
         print("mtt run: --kill-node-after needs --nodes 2 or more", file=sys.stderr)
         return 2
+    metrics = (
+        MetricsEndpoint(port=args.metrics_port, host=args.metrics_host, linger=args.metrics_linger)
+        if args.metrics_port is not None
+        else None
+    )
     options = RunOptions(
         out=args.out,
         seed=seed,
@@ -166,6 +191,8 @@ def _run(args: argparse.Namespace) -> int:
         nodes=args.nodes,
         kill_node_after=args.kill_node_after,
         ui=ui,
+        metrics=metrics,
+        deck_metrics_port=args.deck_metrics_port,
     )
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
