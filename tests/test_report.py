@@ -210,6 +210,17 @@ def test_report_of_a_real_run(tmp_path: Path) -> None:
     final = figures.final_table
     assert final is not None and final.stacks[-1][winner] == 24 * 2000
 
+    bench = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli", "bench", "view", str(run), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    measured = json.loads(bench.stdout.splitlines()[-1])
+    assert measured["events"] == len(_events(run)) and measured["fold_events_per_s"] > 0
+    assert (measured["opening_tables"], measured["opening_players"]) == (3, 24)
+
 
 def _events(run: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
