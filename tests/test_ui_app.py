@@ -8,6 +8,7 @@ import asyncio
 import http.client
 import json
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -217,3 +218,30 @@ def test_the_file_source_reads_whole_lines_as_the_log_grows(tmp_path: Path) -> N
     with path.open("a") as file:
         file.write('pe": "x"}\n')
     assert [e["seq"] for e in asyncio.run(source.events_since(3))] == [4]
+
+
+class FlakySource(ListSource):
+    """Unreadable for its first reads (a store restarting), then the log as usual."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def events_since(self, seq: int) -> list[dict[str, Any]]:
+        if self.failures:
+            self.failures -= 1
+            raise OSError("the store is restarting")
+        return await super().events_since(seq)
+
+
+def test_the_view_outlives_an_unreadable_source(caplog: pytest.LogCaptureFixture) -> None:
+    source = FlakySource(failures=3)
+    opening(source)
+    with serve_ui(create_app(source, CONFIG, poll_seconds=0.02)) as url:
+        deadline = time.monotonic() + 10
+        while json.loads(request(url, "GET", "/api/state")[1])["seq"] < 8:
+            assert time.monotonic() < deadline, "the view never caught up"
+            time.sleep(0.05)
+    assert source.failures == 0
+    failures = [r for r in caplog.records if "cannot read the event source" in r.getMessage()]
+    assert len(failures) == 1  # logged once for the outage, not at every poll
