@@ -107,8 +107,14 @@ function tick() {
     time = String(c.hands_left);
     caption = c.hands_left === 1 ? "hand left in this level" : "hands left in this level";
   }
-  if (c.winner) caption = `${c.winner} wins`;
-  if (c.cancelled) caption = `cancelled: ${c.cancelled}`;
+  if (c.winner) {
+    time = c.winner;
+    caption = "wins the tournament";
+  }
+  if (c.cancelled) {
+    time = "--:--";
+    caption = `cancelled: ${c.cancelled}`;
+  }
   setText("clock-time", time);
   setText("clock-caption", caption);
   setText("level", c.level ? String(c.level) : "1");
