@@ -122,11 +122,12 @@ function tick() {
   setText("ante", c.blinds[2] ? chips(c.blinds[2]) : "none");
   const next = `${blinds(c.next_blinds)}${c.next_blinds[2] ? " ante " + chips(c.next_blinds[2]) : ""}`;
   setText("next", c.break_after_level ? `${c.break_after_level}-minute break, then ${next}` : next);
-  setText("players-left", chips(c.players_left));
-  setText("entries", `of ${chips(c.entries)} entries`);
-  setText("average-stack", chips(c.average_stack));
-  setText("average-bb", c.blinds[1] ? `${chips(Math.round(c.average_stack / c.blinds[1]))} big blinds` : "");
-  setText("prize-pool", money(c.prize_pool));
+  const seated = c.players_left > 0 || c.entries > 0;  // nobody before the start
+  setText("players-left", seated ? chips(c.players_left) : "-");
+  setText("entries", seated ? `of ${chips(c.entries)} entries` : "seated at the start");
+  setText("average-stack", seated ? chips(c.average_stack) : "-");
+  setText("average-bb", seated && c.blinds[1] ? `${chips(Math.round(c.average_stack / c.blinds[1]))} big blinds` : "");
+  setText("prize-pool", seated ? money(c.prize_pool) : "-");
   setText("tables-count", `${c.tables} table${c.tables === 1 ? "" : "s"}`);
   const banner = $("banner");
   if (banner) {
@@ -147,6 +148,7 @@ function tick() {
         return li;
       }));
       if (c.payouts.length > 9) payouts.append(el("li", "more", `+ ${c.payouts.length - 9} more paid`));
+      if (!c.payouts.length) payouts.append(el("li", "more", "known once the field is seated"));
     }
   }
   const summary = $("summary");
