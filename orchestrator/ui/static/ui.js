@@ -153,8 +153,10 @@ function tick() {
   }
   const summary = $("summary");
   if (summary) {
+    const left = c.winner ? `${c.winner} wins` : c.cancelled ? "cancelled" :
+      `${time} ${c.level_unit === "minutes" || onBreak ? "left" : "hands left"}`;
     summary.textContent = `Level ${c.level || 1} · ${blinds(c.blinds)}${c.blinds[2] ? " ante " + chips(c.blinds[2]) : ""}` +
-      ` · ${time} ${c.level_unit === "minutes" || onBreak ? "left" : "hands left"} · ${chips(c.players_left)}/${chips(c.entries)} players`;
+      ` · ${left} · ${chips(c.players_left)}/${chips(c.entries)} players`;
   }
 }
 
@@ -165,7 +167,7 @@ function tableCard(t) {
   card.dataset.table = t.table;
   const head = el("h3", null, `Table ${t.table}`);
   if (t.final) head.append(el("span", "tag", "final table"));
-  head.append(el("span", "count", `${t.seats.length} players`));
+  head.append(el("span", "count", `${t.seats.length} player${t.seats.length === 1 ? "" : "s"}`));
   card.append(head);
   const list = el("ol", "seats");
   for (const [seat, player, stack] of t.seats) {
