@@ -8,6 +8,8 @@ import asyncio
 import http.client
 import json
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -245,3 +247,27 @@ def test_the_view_outlives_an_unreadable_source(caplog: pytest.LogCaptureFixture
     assert source.failures == 0
     failures = [r for r in caplog.records if "cannot read the event source" in r.getMessage()]
     assert len(failures) == 1  # logged once for the outage, not at every poll
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--wait-for-start"], "--wait-for-start needs --ui-port"),
+        (["--ui-port", "8080", "--operator-token-file", "EMPTY"], "holds no credential"),
+        (["--ui-port", "8080", "--operator-token-file", "MISSING"], "cannot read"),
+    ],
+)
+def test_mtt_run_refuses_view_flags_it_cannot_honour(
+    flags: list[str], message: str, tmp_path: Path
+) -> None:
+    (tmp_path / "EMPTY").write_text("\n")
+    flags = [str(tmp_path / f) if f in ("EMPTY", "MISSING") else f for f in flags]
+    example = Path(__file__).resolve().parent.parent / "examples" / "single-table-9.toml"
+    done = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli", "run", str(example), *flags],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and message in done.stderr, done.stderr
