@@ -60,9 +60,9 @@ class RunOptions:
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
     kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
-    ui: UiOptions | None = None  # serve the live clock and lobby while the run lasts
     metrics: MetricsEndpoint | None = None  # tournament metrics on HTTP /metrics
     deck_metrics_port: int | None = None  # the deck service's own /metrics
+    ui: UiOptions | None = None  # serve the live clock and lobby while the run lasts
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
