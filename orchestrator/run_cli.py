@@ -83,6 +83,13 @@ def register(
         "--operator-token-file", type=Path, metavar="FILE", help="the operator credential"
     )
     ui.add_argument(
+        "--ui-linger",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep the view up this long after the end, for the winner on the wall (0)",
+    )
+    ui.add_argument(
         "--wait-for-start",
         action="store_true",
         help="seat nobody until an operator presses Start in the lobby",
@@ -155,6 +162,7 @@ def _ui_options(args: argparse.Namespace) -> UiOptions | None:
         host=args.ui_host,
         operator_token=token,
         wait_for_start=args.wait_for_start,
+        linger=args.ui_linger,
     )
 
 
@@ -186,9 +194,9 @@ def _run(args: argparse.Namespace) -> int:
         ray_address=args.ray_address,
         nodes=args.nodes,
         kill_node_after=args.kill_node_after,
+        ui=ui,
         metrics=metrics,
         deck_metrics_port=args.deck_metrics_port,
-        ui=ui,
     )
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
