@@ -4,6 +4,9 @@ leaves at zero (those move in tests/test_metrics.py, fed the failures themselves
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import re
 import subprocess
 import sys
 import time
@@ -16,6 +19,7 @@ import pytest
 from conftest import free_port
 from prometheus_client import CollectorRegistry, Metric
 from prometheus_client.parser import text_string_to_metric_families
+from test_deploy import DASHBOARD, metric_names
 
 from orchestrator.metrics import TournamentMetrics
 from rng_service.server import Metrics as DeckServiceMetrics
@@ -114,6 +118,62 @@ def test_every_endpoint_exports_every_metric_and_each_moves_during_a_run(tmp_pat
         assert not still, f"did not move during the run on port {port}: {sorted(still)}"
         for name in names & QUIET:
             assert last[name] == 0, f"{name} is {last[name]} in a healthy run"
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("aiohttp") is None,
+    reason="Ray's metrics agent needs ray[default] (pip install -e '.[cluster]')",
+)
+def test_the_dashboards_ray_row_reads_what_a_real_ray_exports() -> None:
+    """The Ray row's metric names and the labels it groups by, against a real local Ray's
+    metrics endpoint (the names are also checked offline against Ray's documented list)."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    port = free_port()
+    queries = [
+        (metric_names(target["expr"]), set(re.findall(r"by \(([^)]*)\)", target["expr"])))
+        for panel in json.loads(DASHBOARD.read_text())["panels"]
+        for target in panel.get("targets", ())
+        if "ray_" in target["expr"]
+    ]
+    wanted = set().union(*(names for names, _ in queries))
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 1, "metrics_export_port": port, "include_dashboard": False},
+    )
+    try:
+        ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
+
+        @ray.remote(num_cpus=0)
+        class Probe:  # defined here: pickled by value, as workers cannot import tests
+            def ping(self) -> int:
+                return 1
+
+        probe = Probe
+        actors = [probe.remote() for _ in range(2)]
+        ray.get([a.ping.remote() for a in actors])
+        labels: dict[str, set[str]] = {}
+        deadline = time.monotonic() + 150  # Ray's agents report every few seconds
+        while not wanted <= labels.keys() and time.monotonic() < deadline:
+            time.sleep(2)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics") as page:
+                    text = page.read().decode()
+            except (urllib.error.URLError, ConnectionError):
+                continue
+            for family in text_string_to_metric_families(text):
+                for sample in family.samples:
+                    labels.setdefault(sample.name, set()).update(sample.labels)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    assert wanted <= labels.keys(), f"not exported by Ray: {wanted - labels.keys()}"
+    for names, groups in queries:
+        for group in groups:
+            for name in names:
+                used = {label.strip() for label in group.split(",")}
+                assert used <= labels[name], f"{name} has no label {used - labels[name]}"
 
 
 def _tournament_registry() -> CollectorRegistry:
