@@ -190,7 +190,7 @@ def test_metered_store_times_every_call_and_counts_unavailable(
         store.close()
 
 
-def test_deck_service_exports_its_store_latency_and_errors(
+def test_deck_service_exports_store_latency_and_errors_and_requests_by_method_and_code(
     redis_factory: Callable[..., RedisServer],
 ) -> None:
     redis_server = redis_factory()
@@ -203,6 +203,8 @@ def test_deck_service_exports_its_store_latency_and_errors(
                 stub = deck_pb2_grpc.DeckServiceStub(channel)
                 request = deck_pb2.DrawDecksRequest(tournament_id="t", table_id="1", count=3)
                 await stub.DrawDecks(request)
+                with pytest.raises(grpc.aio.AioRpcError):
+                    await stub.DrawDecks(deck_pb2.DrawDecksRequest(tournament_id="t", count=1))
                 await asyncio.to_thread(redis_server.stop)
                 with pytest.raises(grpc.aio.AioRpcError):
                     await stub.DrawDecks(request)
@@ -221,3 +223,8 @@ def test_deck_service_exports_its_store_latency_and_errors(
     assert scraped["mtt_store_operation_seconds_count", frozenset(labels.items())] == 2
     errors = {**labels, "error": "StoreUnavailable"}
     assert scraped["mtt_store_errors_total", frozenset(errors.items())] == 1
+    draw = "/mtt.deck.v1.DeckService/DrawDecks"
+    for code in ("OK", "INVALID_ARGUMENT", "UNAVAILABLE"):
+        key = frozenset({"method": draw, "code": code}.items())
+        assert scraped["mtt_grpc_requests_total", key] == 1, code
+    assert scraped["mtt_grpc_request_seconds_count", frozenset({"method": draw}.items())] == 3
