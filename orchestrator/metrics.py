@@ -112,6 +112,12 @@ class TournamentMetrics:
         self.finished = Gauge(
             "mtt_tournament_finished", "1 once the tournament has a winner", t, registry=registry
         )
+        self.paused = Gauge(
+            "mtt_tournament_paused", "1 while an operator has paused it", t, registry=registry
+        )
+        self.cancelled = Gauge(
+            "mtt_tournament_cancelled", "1 once it is cancelled (CRASH-2)", t, registry=registry
+        )
         self.events = Counter(
             "mtt_events_total", "Events logged, by type", ("tournament", "type"), registry=registry
         )
@@ -184,6 +190,11 @@ class TournamentMetrics:
             self.restarts.labels(tournament).inc()
         elif kind == "node_lost":
             self.node_losses.labels(tournament).inc()
+        elif kind in ("tournament_paused", "tournament_resumed"):
+            self.paused.labels(tournament).set(kind == "tournament_paused")
+        elif kind == "tournament_cancelled":
+            self.cancelled.labels(tournament).set(1)
+            self.paused.labels(tournament).set(0)
         elif kind == "tournament_finished":
             self.finished.labels(tournament).set(1)
             state.tables.clear()

@@ -592,3 +592,22 @@ def test_alerts_cover_the_issue_query_exported_metrics_and_have_runbook_sections
         assert url.split("#")[1] in headings and url.split("#")[1] == alert["alert"].lower()
         if "for" in alert:
             assert re.fullmatch(r"\d+[smh]", alert["for"])
+
+
+def test_job_labels_in_queries_name_scraped_services() -> None:
+    """Prometheus Operator names a ServiceMonitor's job after the Service it scrapes."""
+    documents = base_documents()
+    jobs = set()
+    for monitor in (d for d in documents if d["kind"] == "ServiceMonitor"):
+        wanted = monitor["spec"]["selector"]["matchLabels"].items()
+        jobs |= {
+            d["metadata"]["name"]
+            for d in documents
+            if d["kind"] == "Service" and wanted <= d["metadata"]["labels"].items()
+        }
+    _, panels = dashboard_panels()
+    (rule,) = yaml.safe_load_all(RULES.read_text())
+    exprs = [t["expr"] for p in panels for t in p["targets"]]
+    exprs += [r["expr"] for g in rule["spec"]["groups"] for r in g["rules"]]
+    used = {job for expr in exprs for job in re.findall(r'job="([^"]+)"', expr)}
+    assert used and used <= jobs, used - jobs

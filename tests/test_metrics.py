@@ -149,6 +149,18 @@ def test_node_loss_and_orchestrator_timings_with_a_bucket_at_the_objective() -> 
     assert value(registry, "mtt_balancing_decision_seconds_count", tournament="t") == 1
 
 
+def test_operator_pause_resume_and_cancel() -> None:
+    metrics = TournamentMetrics(registry := CollectorRegistry())
+    metrics.follow("t", [{"seq": 1, "type": "tournament_paused"}])
+    assert value(registry, "mtt_tournament_paused", tournament="t") == 1
+    metrics.follow("t", [{"seq": 2, "type": "tournament_resumed", "paused_seconds": 4.0}])
+    assert value(registry, "mtt_tournament_paused", tournament="t") == 0
+    metrics.follow("t", [{"seq": 3, "type": "tournament_paused"}])
+    metrics.follow("t", [{"seq": 4, "type": "tournament_cancelled", "reason": "operator"}])
+    assert value(registry, "mtt_tournament_cancelled", tournament="t") == 1
+    assert value(registry, "mtt_tournament_paused", tournament="t") == 0
+
+
 def test_several_tournaments_share_one_registry_apart() -> None:
     metrics = TournamentMetrics(registry := CollectorRegistry())
     seated = {"type": "player_seated", "table": 1, "seat": 1, "stack": 10}

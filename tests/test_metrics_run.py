@@ -48,6 +48,8 @@ QUIET = {
     "mtt_table_restarts",
     "mtt_node_losses",
     "mtt_player_moves_pending",
+    "mtt_tournament_paused",  # nobody pauses or cancels a run of bots
+    "mtt_tournament_cancelled",
     "mtt_rng_duplicate_decks",
     "mtt_rng_store_errors",
     "mtt_rng_invalid_requests",
