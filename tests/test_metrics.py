@@ -4,6 +4,7 @@ core, and the store wrappers time real SQLite and Redis calls and count their fa
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import urllib.request
 from collections import Counter
@@ -18,6 +19,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 from test_tournament_core import config, play, run
 
+from orchestrator.cli import main
 from orchestrator.errors import StoreUnavailable
 from orchestrator.events import HandTiming
 from orchestrator.metrics import (
@@ -240,3 +242,17 @@ def test_deck_service_exports_store_latency_and_errors_and_requests_by_method_an
         key = frozenset({"method": draw, "code": code}.items())
         assert scraped["mtt_grpc_requests_total", key] == 1, code
     assert scraped["mtt_grpc_request_seconds_count", frozenset({"method": draw}.items())] == 3
+
+
+def test_bench_metrics_follows_a_log_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, log = run(config(players=12, max_per_table=6, buy_in=100), seed=1)
+    events = tmp_path / "events.jsonl"
+    events.write_text("".join(json.dumps(e) + "\n" for e in log))
+    assert main(["bench", "metrics", str(events), "--repeat", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["events"] == len(log) and report["events_per_s"] > 0
+    assert report["scrape_bytes"] > 0
+    assert main(["bench", "metrics", str(tmp_path / "missing.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err
