@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from orchestrator import competition_cli, run_cli
+from orchestrator.report import cli as report_cli
 from rng_service import cli as rng_cli
 from table_worker import cli as table_cli
 
@@ -23,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     rng_cli.register(commands, bench)
     run_cli.register(commands, bench)
     competition_cli.register(commands, bench)
+    report_cli.register(commands)
     return parser
 
 

@@ -30,10 +30,23 @@ __all__ = [
     "MetricsEndpoint",
     "RunOptions",
     "RunSummary",
+    "UiOptions",
     "deck_service",
+    "live_view",
     "local_ray",
     "run_tournament",
 ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UiOptions:
+    """The live view (`mtt run --ui-port`): where it listens, the operator credential its
+    actions need (None: read-only), and whether the run waits for the operator's start."""
+
+    port: int
+    host: str = "127.0.0.1"
+    operator_token: str | None = None
+    wait_for_start: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,6 +61,7 @@ class RunOptions:
     kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
     metrics: MetricsEndpoint | None = None  # tournament metrics on HTTP /metrics
     deck_metrics_port: int | None = None  # the deck service's own /metrics
+    ui: UiOptions | None = None  # serve the live clock and lobby while the run lasts
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -138,6 +152,27 @@ def kill_a_table_node(cluster: Any, table_nodes: dict[int, str]) -> str | None:
 
 
 @contextmanager
+def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iterator[Any]:
+    """The live view over the run's events.jsonl while the block lasts; yields its
+    `RunControl` (None without `ui`)."""
+    if ui is None:
+        yield None
+        return
+    from orchestrator.ui import EventFileSource, RunControl, create_app, serve_ui
+
+    control = RunControl(wait_for_start=ui.wait_for_start)
+    app = create_app(
+        EventFileSource(out / "events.jsonl"),
+        config,
+        control=control,
+        operator_token=ui.operator_token,
+    )
+    with serve_ui(app, host=ui.host, port=ui.port) as url:
+        print(f"live view: {url}/ (clock), {url}/lobby", flush=True)
+        yield control
+
+
+@contextmanager
 def local_ray(address: str | None, *, logs: bool = True) -> Iterator[Any]:
     """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address."""
     import ray  # the package's __init__ has already kept Ray on 127.0.0.1
@@ -194,10 +229,15 @@ def run_tournament(
     )
     exporter = _MetricsExporter(tournament_id, options.metrics)
     with (
+        live_view(config, out, options.ui) as control,
         deck_service(store, metrics_port=options.deck_metrics_port) as deck_target,
         cluster_context as cluster,
         exporter,
     ):
+        if control is not None and not control.started.is_set():
+            print("waiting for the operator to start the tournament", flush=True)
+            while not control.started.wait(0.5):
+                pass
         started = time.time()
         settings = TableSettings(
             deck_target=deck_target,
@@ -217,6 +257,8 @@ def run_tournament(
             tables=settings,
         )
         ray.get(orchestrator.start.remote(orchestrator))
+        if control is not None:
+            control.orchestrator = orchestrator
         done = orchestrator.complete.remote()
         seen, killed = 0, False
         while not ray.wait([done], timeout=0.5)[0]:
@@ -236,11 +278,11 @@ def run_tournament(
                 status = ray.get(orchestrator.status.remote())
                 progress(status | {"seconds": time.time() - started, "events": events})
         outcome = ray.get(done)
+        seconds = time.time() - started
         while exporter.enabled and (events := ray.get(orchestrator.events_since.remote(seen))):
             seen = events[-1]["seq"]
             exporter.update(orchestrator, events)
         exporter.update(orchestrator, [])
-        seconds = time.time() - started
         results, hands = outcome["results"], outcome["hands"]
         report_seconds = ray.get(orchestrator.report_seconds.remote())
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
@@ -310,7 +352,7 @@ class ProgressLine:
             f"  level {status['level']} ({small}/{big}{f' ante {ante}' if ante else ''})"
             f"  {status['hands']:>7} hands {status['hands'] / seconds:>6.0f}/s"
             f"  avg {status['average_stack']:,}  max {status['largest_stack']:,}"
-            f"  {seconds:>5.0f}s"
+            f"  {seconds:>5.0f}s" + ("  PAUSED" if status.get("paused") else "")
         )
         for event in status.get("events", ()):
             if event["type"] == "final_table":

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import secrets
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orchestrator.config import load_config
 from orchestrator.errors import ConfigError, OrchestratorError
 from table_worker.cli import port_number, positive_int
+
+if TYPE_CHECKING:
+    from orchestrator.run import UiOptions
 
 
 def register(
@@ -62,6 +67,22 @@ def register(
         "--deck-metrics-port",
         type=port_number,
         help="the deck service started for the run serves its /metrics on this port",
+    )
+    ui = run.add_argument_group(
+        "live view",
+        "A web clock (/) and lobby (/lobby) pushed live while the run lasts. Operator actions "
+        "(start, pause, resume, cancel) need the credential: --operator-token-file, else "
+        f"${TOKEN_ENV}, else a random one printed at the start.",
+    )
+    ui.add_argument("--ui-port", type=port_number, metavar="PORT", help="serve the live view here")
+    ui.add_argument("--ui-host", default="127.0.0.1", help="its address (127.0.0.1)")
+    ui.add_argument(
+        "--operator-token-file", type=Path, metavar="FILE", help="the operator credential"
+    )
+    ui.add_argument(
+        "--wait-for-start",
+        action="store_true",
+        help="seat nobody until an operator presses Start in the lobby",
     )
     run.set_defaults(handler=_run)
 
@@ -115,6 +136,36 @@ def register(
     failover.set_defaults(handler=_bench_failover)
 
 
+TOKEN_ENV = "MTT_OPERATOR_TOKEN"
+
+
+def _ui_options(args: argparse.Namespace) -> UiOptions | None:
+    from orchestrator.run import UiOptions
+
+    if args.ui_port is None:
+        if args.wait_for_start:
+            raise ConfigError("--wait-for-start needs --ui-port (the Start button is there)")
+        return None
+    if args.operator_token_file is not None:
+        try:
+            token = args.operator_token_file.read_text().strip()
+        except OSError as exc:
+            raise ConfigError(f"cannot read {args.operator_token_file}: {exc}") from exc
+        if not token:
+            raise ConfigError(f"{args.operator_token_file} holds no credential")
+    else:
+        token = os.environ.get(TOKEN_ENV, "").strip()
+        if not token:
+            token = secrets.token_urlsafe(16)
+            print(f"operator credential for this run: {token}")
+    return UiOptions(
+        port=args.ui_port,
+        host=args.ui_host,
+        operator_token=token,
+        wait_for_start=args.wait_for_start,
+    )
+
+
 def _run(args: argparse.Namespace) -> int:
     from orchestrator.run import MetricsEndpoint, ProgressLine, RunOptions, run_tournament
 
@@ -122,6 +173,7 @@ def _run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
         if args.players is not None:
             config = config.with_players(args.players)
+        ui = _ui_options(args)
     except ConfigError as exc:
         print(f"mtt run: {exc}", file=sys.stderr)
         return 2
@@ -144,6 +196,7 @@ def _run(args: argparse.Namespace) -> int:
         kill_node_after=args.kill_node_after,
         metrics=metrics,
         deck_metrics_port=args.deck_metrics_port,
+        ui=ui,
     )
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
@@ -154,6 +207,13 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nstopped; the event log so far is in {args.out}/events.jsonl", file=sys.stderr)
         return 130
     results = summary.results
+    if "cancelled" in results:
+        print(
+            f"\n{config.name} was cancelled ({results['cancelled']}) after {summary.hands} hands; "
+            f"refunds and roll-forward in {args.out}/events.jsonl, results in "
+            f"{args.out}/results.json"
+        )
+        return 3
     winner = results["places"][0]
     print(
         f"\n{winner['player']} wins {config.name} after {summary.hands} hands in "
