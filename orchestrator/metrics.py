@@ -211,9 +211,10 @@ class TournamentMetrics:
             self.node_losses.labels(tournament).inc()
         elif kind in ("tournament_paused", "tournament_resumed"):
             self.paused.labels(tournament).set(kind == "tournament_paused")
-        elif kind == "tournament_cancelled":
+        elif kind == "tournament_cancelled":  # tables close at their boundary: no more seating
             self.cancelled.labels(tournament).set(1)
             self.paused.labels(tournament).set(0)
+            state.pending_moves.clear()
         elif kind == "tournament_finished":
             self.finished.labels(tournament).set(1)
             state.tables.clear()

@@ -157,10 +157,13 @@ def test_operator_pause_resume_and_cancel() -> None:
     assert value(registry, "mtt_tournament_paused", tournament="t") == 1
     metrics.follow("t", [{"seq": 2, "type": "tournament_resumed", "paused_seconds": 4.0}])
     assert value(registry, "mtt_tournament_paused", tournament="t") == 0
-    metrics.follow("t", [{"seq": 3, "type": "tournament_paused"}])
-    metrics.follow("t", [{"seq": 4, "type": "tournament_cancelled", "reason": "operator"}])
+    moved = {"type": "player_moved", "player": "a", "from_table": 1, "from_seat": 2}
+    moved |= {"to_table": 2, "to_seat": 5, "stack": 100, "reason": "close"}
+    metrics.follow("t", [{"seq": 3, **moved}, {"seq": 4, "type": "tournament_paused"}])
+    metrics.follow("t", [{"seq": 5, "type": "tournament_cancelled", "reason": "operator"}])
     assert value(registry, "mtt_tournament_cancelled", tournament="t") == 1
     assert value(registry, "mtt_tournament_paused", tournament="t") == 0
+    assert value(registry, "mtt_player_moves_pending", tournament="t") == 0
 
 
 def test_several_tournaments_share_one_registry_apart() -> None:
