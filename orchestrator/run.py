@@ -293,11 +293,11 @@ def run_tournament(
                 status = ray.get(orchestrator.status.remote())
                 progress(status | {"seconds": time.time() - started, "events": events})
         outcome = ray.get(done)
+        seconds = time.time() - started
         while exporter.enabled and (events := ray.get(orchestrator.events_since.remote(seen))):
             seen = events[-1]["seq"]
             exporter.update(orchestrator, events)
         exporter.update(orchestrator, [])
-        seconds = time.time() - started
         results, hands = outcome["results"], outcome["hands"]
         report_seconds = ray.get(orchestrator.report_seconds.remote())
         if control is not None:

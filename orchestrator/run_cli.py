@@ -8,6 +8,7 @@ import os
 import resource
 import secrets
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,6 +121,17 @@ def register(
     tournament.add_argument("--out", type=Path, default=Path("out/bench-tournament"))
     tournament.add_argument("--json", action="store_true", help="one JSON object on stdout")
     tournament.set_defaults(handler=_bench)
+
+    metrics = bench.add_parser(
+        "metrics",
+        help="how fast the metrics exporter follows an event log, and the scrape it serves",
+        description="Feed a run's events.jsonl to the tournament metrics exporter in polls of "
+        "1,000 events (as `mtt run --metrics-port` does) and time it; render one scrape.",
+    )
+    metrics.add_argument("events", type=Path, help="a run's events.jsonl")
+    metrics.add_argument("--repeat", type=positive_int, default=5, help="passes over the log (5)")
+    metrics.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    metrics.set_defaults(handler=_bench_metrics)
 
     failover = bench.add_parser(
         "failover",
@@ -262,6 +274,41 @@ def _bench(args: argparse.Namespace) -> int:
         "report_cpu_p99_ms": ms(cpu, 0.99),
         "peak_rss_mb": round(summary.peak_memory_mb, 1),
         "driver_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:>14}  {value}")
+    return 0
+
+
+def _bench_metrics(args: argparse.Namespace) -> int:
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from orchestrator.metrics import TournamentMetrics
+
+    try:
+        lines = args.events.read_text().splitlines()
+        events = [json.loads(line) for line in lines if line]
+    except (OSError, ValueError) as exc:
+        print(f"mtt bench metrics: cannot read {args.events}: {exc}", file=sys.stderr)
+        return 2
+    best = float("inf")
+    for _ in range(args.repeat):
+        registry = CollectorRegistry()
+        exporter = TournamentMetrics(registry)
+        started = time.perf_counter()
+        for start in range(0, len(events), 1000):
+            exporter.follow("bench", events[start : start + 1000])
+        best = min(best, time.perf_counter() - started)
+    started = time.perf_counter()
+    scrape = generate_latest(registry)
+    report = {
+        "events": len(events),
+        "events_per_s": round(len(events) / best),
+        "scrape_bytes": len(scrape),
+        "scrape_ms": round(1000 * (time.perf_counter() - started), 2),
     }
     if args.json:
         print(json.dumps(report))
