@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     rng_cli.register(commands, bench)
     run_cli.register(commands, bench)
     competition_cli.register(commands, bench)
-    report_cli.register(commands)
+    report_cli.register(commands, bench)
     return parser
 
 

@@ -15,7 +15,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -48,6 +48,7 @@ class UiOptions:
     host: str = "127.0.0.1"
     operator_token: str | None = None
     wait_for_start: bool = False
+    linger: float = 0.0  # seconds the view stays up after the tournament ends
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -174,6 +175,10 @@ def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iter
     with serve_ui(app, host=ui.host, port=ui.port) as url:
         print(f"live view: {url}/ (clock), {url}/lobby", flush=True)
         yield control
+        if ui.linger > 0:
+            print(f"\nthe live view stays up for {ui.linger:.0f}s (Ctrl-C ends it)", flush=True)
+            with suppress(KeyboardInterrupt):
+                time.sleep(ui.linger)
 
 
 @contextmanager
@@ -288,13 +293,15 @@ def run_tournament(
                 status = ray.get(orchestrator.status.remote())
                 progress(status | {"seconds": time.time() - started, "events": events})
         outcome = ray.get(done)
+        seconds = time.time() - started
         while exporter.enabled and (events := ray.get(orchestrator.events_since.remote(seen))):
             seen = events[-1]["seq"]
             exporter.update(orchestrator, events)
         exporter.update(orchestrator, [])
-        seconds = time.time() - started
         results, hands = outcome["results"], outcome["hands"]
         report_seconds = ray.get(orchestrator.report_seconds.remote())
+        if control is not None:
+            control.orchestrator = None  # over: operator commands are refused from now on
         ray.kill(orchestrator)  # detached: it would outlive this run on a shared cluster
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
 

@@ -8,6 +8,7 @@ import os
 import resource
 import secrets
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -83,6 +84,13 @@ def register(
         "--operator-token-file", type=Path, metavar="FILE", help="the operator credential"
     )
     ui.add_argument(
+        "--ui-linger",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep the view up this long after the end, for the winner on the wall (0)",
+    )
+    ui.add_argument(
         "--wait-for-start",
         action="store_true",
         help="seat nobody until an operator presses Start in the lobby",
@@ -100,6 +108,21 @@ def register(
     replay.add_argument("dir", type=Path, help="the run's output folder")
     replay.set_defaults(handler=_replay)
 
+    cancel = commands.add_parser(
+        "cancel",
+        help="cancel a tournament whose orchestrator cannot run, and roll it forward (CRASH-2)",
+        description="CRASH-2 by hand, from the store the run used: rebuild the tournament from "
+        "its log, void the hands in progress, pay the prizes already won and roll everyone "
+        "still in forward through the ledger; the step is appended to the log (and to the run "
+        "folder's events.jsonl and results.json when it is on this machine). Refused while a "
+        "live orchestrator holds the tournament: cancel through it then (the front door or "
+        "the live view). Exit 0 cancelled, 1 refused, 2 not found or unreadable.",
+    )
+    cancel.add_argument("tournament", help="the tournament's id, or id/run when it has several")
+    cancel.add_argument("--reason", required=True, help="why, for the log and the players")
+    cancel.add_argument("--store", required=True, help="the store URL the run used")
+    cancel.set_defaults(handler=_cancel)
+
     tournament = bench.add_parser(
         "tournament",
         help="a whole tournament's wall time, hands/s and report handling time",
@@ -113,6 +136,17 @@ def register(
     tournament.add_argument("--out", type=Path, default=Path("out/bench-tournament"))
     tournament.add_argument("--json", action="store_true", help="one JSON object on stdout")
     tournament.set_defaults(handler=_bench)
+
+    metrics = bench.add_parser(
+        "metrics",
+        help="how fast the metrics exporter follows an event log, and the scrape it serves",
+        description="Feed a run's events.jsonl to the tournament metrics exporter in polls of "
+        "1,000 events (as `mtt run --metrics-port` does) and time it; render one scrape.",
+    )
+    metrics.add_argument("events", type=Path, help="a run's events.jsonl")
+    metrics.add_argument("--repeat", type=positive_int, default=5, help="passes over the log (5)")
+    metrics.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    metrics.set_defaults(handler=_bench_metrics)
 
     failover = bench.add_parser(
         "failover",
@@ -155,6 +189,7 @@ def _ui_options(args: argparse.Namespace) -> UiOptions | None:
         host=args.ui_host,
         operator_token=token,
         wait_for_start=args.wait_for_start,
+        linger=args.ui_linger,
     )
 
 
@@ -186,9 +221,9 @@ def _run(args: argparse.Namespace) -> int:
         ray_address=args.ray_address,
         nodes=args.nodes,
         kill_node_after=args.kill_node_after,
+        ui=ui,
         metrics=metrics,
         deck_metrics_port=args.deck_metrics_port,
-        ui=ui,
     )
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
@@ -229,6 +264,40 @@ def _replay(args: argparse.Namespace) -> int:
     return 1 if report.violations else 0
 
 
+def _cancel(args: argparse.Namespace) -> int:
+    import time
+
+    from orchestrator.cancellation import cancel_in_store, find_stream
+    from orchestrator.errors import RecoveryError, StoreError, TournamentStateError
+    from orchestrator.store import open_store
+
+    try:
+        store = open_store(args.store)
+    except StoreError as exc:
+        print(f"mtt cancel: {exc}", file=sys.stderr)
+        return 2
+    try:
+        stream = find_stream(store, args.tournament)
+        done = cancel_in_store(store, stream, args.reason, now=time.time())
+    except TournamentStateError as exc:
+        print(f"mtt cancel: refused: {exc}", file=sys.stderr)
+        return 1
+    except (StoreError, RecoveryError) as exc:
+        print(f"mtt cancel: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    rolled = [e for e in done.events if e["type"] == "roll_forward_paid"]
+    paid = sum(e["equal_share"] + e["chip_share"] for e in rolled)
+    print(
+        f"{stream} cancelled ({args.reason}): {len(rolled)} players rolled forward with "
+        f"{paid} cents of the prize pool; events {done.events[0]['seq']}.."
+        f"{done.events[-1]['seq']} appended to the store's log"
+        + (f" and to {done.folder}/events.jsonl" if done.folder else "")
+    )
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from orchestrator.run import RunOptions, run_tournament
 
@@ -254,6 +323,41 @@ def _bench(args: argparse.Namespace) -> int:
         "report_cpu_p99_ms": ms(cpu, 0.99),
         "peak_rss_mb": round(summary.peak_memory_mb, 1),
         "driver_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:>14}  {value}")
+    return 0
+
+
+def _bench_metrics(args: argparse.Namespace) -> int:
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from orchestrator.metrics import TournamentMetrics
+
+    try:
+        lines = args.events.read_text().splitlines()
+        events = [json.loads(line) for line in lines if line]
+    except (OSError, ValueError) as exc:
+        print(f"mtt bench metrics: cannot read {args.events}: {exc}", file=sys.stderr)
+        return 2
+    best = float("inf")
+    for _ in range(args.repeat):
+        registry = CollectorRegistry()
+        exporter = TournamentMetrics(registry)
+        started = time.perf_counter()
+        for start in range(0, len(events), 1000):
+            exporter.follow("bench", events[start : start + 1000])
+        best = min(best, time.perf_counter() - started)
+    started = time.perf_counter()
+    scrape = generate_latest(registry)
+    report = {
+        "events": len(events),
+        "events_per_s": round(len(events) / best),
+        "scrape_bytes": len(scrape),
+        "scrape_ms": round(1000 * (time.perf_counter() - started), 2),
     }
     if args.json:
         print(json.dumps(report))

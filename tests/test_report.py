@@ -158,6 +158,21 @@ def test_mtt_report_names_a_missing_file(tmp_path: Path) -> None:
     assert f"mtt report: {tmp_path / 'results.json'}: no such file" in done.stderr
 
 
+def test_bench_view_of_a_synthetic_opening() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli", "bench", "view", "--players", "95", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    measured = json.loads(done.stdout)
+    # 95 registrations, the start and level 1, 10 tables (opened, seated, button), 10 hands.
+    assert measured["events"] == 95 + 2 + 10 * 2 + 95 + 10
+    assert measured["opening_tables"] == 10 and measured["snapshot_bytes"] > 95 * 15
+    assert measured["update_bytes"] > 0 and "report_s" not in measured
+
+
 @pytest.mark.slow
 @pytest.mark.xdist_group("ray")
 def test_report_of_a_real_run(tmp_path: Path) -> None:
@@ -209,6 +224,17 @@ def test_report_of_a_real_run(tmp_path: Path) -> None:
     assert sum(p.moves for p in players) == moved > 0
     final = figures.final_table
     assert final is not None and final.stacks[-1][winner] == 24 * 2000
+
+    bench = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli", "bench", "view", str(run), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    measured = json.loads(bench.stdout.splitlines()[-1])
+    assert measured["events"] == len(_events(run)) and measured["fold_events_per_s"] > 0
+    assert measured["opening_tables"] == 3 and measured["report_s"] > 0
 
 
 def _events(run: Path) -> list[dict[str, Any]]:

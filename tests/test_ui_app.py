@@ -8,6 +8,9 @@ import asyncio
 import http.client
 import json
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -217,3 +220,54 @@ def test_the_file_source_reads_whole_lines_as_the_log_grows(tmp_path: Path) -> N
     with path.open("a") as file:
         file.write('pe": "x"}\n')
     assert [e["seq"] for e in asyncio.run(source.events_since(3))] == [4]
+
+
+class FlakySource(ListSource):
+    """Unreadable for its first reads (a store restarting), then the log as usual."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def events_since(self, seq: int) -> list[dict[str, Any]]:
+        if self.failures:
+            self.failures -= 1
+            raise OSError("the store is restarting")
+        return await super().events_since(seq)
+
+
+def test_the_view_outlives_an_unreadable_source(caplog: pytest.LogCaptureFixture) -> None:
+    source = FlakySource(failures=3)
+    opening(source)
+    with serve_ui(create_app(source, CONFIG, poll_seconds=0.02)) as url:
+        deadline = time.monotonic() + 10
+        while json.loads(request(url, "GET", "/api/state")[1])["seq"] < 8:
+            assert time.monotonic() < deadline, "the view never caught up"
+            time.sleep(0.05)
+    assert source.failures == 0
+    failures = [r for r in caplog.records if "cannot read the event source" in r.getMessage()]
+    assert len(failures) == 1  # logged once for the outage, not at every poll
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--wait-for-start"], "--wait-for-start needs --ui-port"),
+        (["--ui-port", "8080", "--operator-token-file", "EMPTY"], "holds no credential"),
+        (["--ui-port", "8080", "--operator-token-file", "MISSING"], "cannot read"),
+    ],
+)
+def test_mtt_run_refuses_view_flags_it_cannot_honour(
+    flags: list[str], message: str, tmp_path: Path
+) -> None:
+    (tmp_path / "EMPTY").write_text("\n")
+    flags = [str(tmp_path / f) if f in ("EMPTY", "MISSING") else f for f in flags]
+    example = Path(__file__).resolve().parent.parent / "examples" / "single-table-9.toml"
+    done = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli", "run", str(example), *flags],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and message in done.stderr, done.stderr

@@ -203,3 +203,23 @@ def test_a_repeated_event_is_ignored_and_a_missing_one_flagged() -> None:
 def test_docstring_examples_hold() -> None:
     failed, tried = doctest.testmod(lobby_module)
     assert tried and not failed
+
+
+def test_failover_rebuys_and_phases_reach_the_feed() -> None:
+    lobby = Lobby(config())
+    log = two_tables(lobby)
+    log("node_lost", node="n1", tables=[2])
+    log("hand_voided", table=2, hand=7)
+    log("table_restarted", table=2, node="n2")
+    log("rebuy", player="d", chips=1500)
+    log("phase_started", phase=2, tables=1)
+    log("player_qualified", player="a", phase=2)
+    assert [i.text for i in lobby.feed] == [
+        "a machine was lost (tables 2)",
+        "hand 7 at table 2 is void",
+        "table 2 deals again on another machine",
+        "d rebuys 1,500 chips",
+        "phase 2 starts at 1 table",
+        "a qualifies for phase 2",
+    ]
+    assert lobby.stacks["d"] == 2500 and lobby.take_changes().tables == {1, 2}

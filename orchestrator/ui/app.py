@@ -82,12 +82,18 @@ class LiveLobby:
 
     async def follow(self) -> None:
         """Fold the source's events as they come, forever (until cancelled)."""
+        failing = False
         while True:
             try:
                 events = await self._source.events_since(self.lobby.seq)
             except Exception:  # a supervising loop: the view keeps serving what it has
-                log.exception("the live view cannot read the event source; retrying")
-                events = []
+                if not failing:  # once per outage, not at every poll
+                    log.exception("the live view cannot read the event source; retrying")
+                failing, events = True, []
+            else:
+                if failing:
+                    log.warning("the live view reads the event source again")
+                failing = False
             for event in events:
                 self.lobby.apply(event)
             if events:

@@ -193,9 +193,28 @@ class Lobby:
 
     def _on_rebuy(self, e: Event) -> None:
         self._add_chips(e["player"], e["chips"])
+        self._say(e, "entry", f"{e['player']} rebuys {e['chips']:,} chips")
 
     def _on_addon(self, e: Event) -> None:
         self._add_chips(e["player"], e["chips"])
+        self._say(e, "entry", f"{e['player']} adds on {e['chips']:,} chips")
+
+    def _on_phase_started(self, e: Event) -> None:
+        tables = f"{e['tables']} table" + ("s" if e["tables"] != 1 else "")
+        self._say(e, "level", f"phase {e['phase']} starts at {tables}")
+
+    def _on_player_qualified(self, e: Event) -> None:
+        self._say(e, "entry", f"{e['player']} qualifies for phase {e['phase']}")
+
+    def _on_hand_voided(self, e: Event) -> None:
+        self._say(e, "table", f"hand {e['hand']} at table {e['table']} is void")
+
+    def _on_node_lost(self, e: Event) -> None:
+        tables = ", ".join(str(t) for t in e["tables"]) or "none"
+        self._say(e, "table", f"a machine was lost (tables {tables})")
+
+    def _on_table_restarted(self, e: Event) -> None:
+        self._say(e, "table", f"table {e['table']} deals again on another machine")
 
     def _on_chips_removed(self, e: Event) -> None:
         self._add_chips(e["player"], -e["chips"])

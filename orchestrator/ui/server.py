@@ -53,5 +53,6 @@ def serve_ui(app: Starlette, *, host: str = "127.0.0.1", port: int = 0) -> Itera
         yield f"http://{host}:{bound}"
     finally:
         server.should_exit = True
-        thread.join(timeout=10)
-        listener.close()
+        thread.join(timeout=30)
+        if not thread.is_alive():  # else uvicorn still owns it (a very loaded machine)
+            listener.close()

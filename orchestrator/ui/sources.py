@@ -71,7 +71,7 @@ class RunControl:
         import ray
 
         if self.orchestrator is None:
-            raise TournamentStateError(f"cannot {method}: the tournament has not started")
+            raise TournamentStateError(f"cannot {method}: the tournament is not running")
         try:
             await getattr(self.orchestrator, method).remote(*args)
         except ray.exceptions.RayTaskError as exc:

@@ -107,8 +107,14 @@ function tick() {
     time = String(c.hands_left);
     caption = c.hands_left === 1 ? "hand left in this level" : "hands left in this level";
   }
-  if (c.winner) caption = `${c.winner} wins`;
-  if (c.cancelled) caption = `cancelled: ${c.cancelled}`;
+  if (c.winner) {
+    time = c.winner;
+    caption = "wins the tournament";
+  }
+  if (c.cancelled) {
+    time = "--:--";
+    caption = `cancelled: ${c.cancelled}`;
+  }
   setText("clock-time", time);
   setText("clock-caption", caption);
   setText("level", c.level ? String(c.level) : "1");
@@ -116,11 +122,12 @@ function tick() {
   setText("ante", c.blinds[2] ? chips(c.blinds[2]) : "none");
   const next = `${blinds(c.next_blinds)}${c.next_blinds[2] ? " ante " + chips(c.next_blinds[2]) : ""}`;
   setText("next", c.break_after_level ? `${c.break_after_level}-minute break, then ${next}` : next);
-  setText("players-left", chips(c.players_left));
-  setText("entries", `of ${chips(c.entries)} entries`);
-  setText("average-stack", chips(c.average_stack));
-  setText("average-bb", c.blinds[1] ? `${chips(Math.round(c.average_stack / c.blinds[1]))} big blinds` : "");
-  setText("prize-pool", money(c.prize_pool));
+  const seated = c.players_left > 0 || c.entries > 0;  // nobody before the start
+  setText("players-left", seated ? chips(c.players_left) : "-");
+  setText("entries", seated ? `of ${chips(c.entries)} entries` : "seated at the start");
+  setText("average-stack", seated ? chips(c.average_stack) : "-");
+  setText("average-bb", seated && c.blinds[1] ? `${chips(Math.round(c.average_stack / c.blinds[1]))} big blinds` : "");
+  setText("prize-pool", seated ? money(c.prize_pool) : "-");
   setText("tables-count", `${c.tables} table${c.tables === 1 ? "" : "s"}`);
   const banner = $("banner");
   if (banner) {
@@ -141,12 +148,15 @@ function tick() {
         return li;
       }));
       if (c.payouts.length > 9) payouts.append(el("li", "more", `+ ${c.payouts.length - 9} more paid`));
+      if (!c.payouts.length) payouts.append(el("li", "more", "known once the field is seated"));
     }
   }
   const summary = $("summary");
   if (summary) {
+    const left = c.winner ? `${c.winner} wins` : c.cancelled ? "cancelled" :
+      `${time} ${c.level_unit === "minutes" || onBreak ? "left" : "hands left"}`;
     summary.textContent = `Level ${c.level || 1} · ${blinds(c.blinds)}${c.blinds[2] ? " ante " + chips(c.blinds[2]) : ""}` +
-      ` · ${time} ${c.level_unit === "minutes" || onBreak ? "left" : "hands left"} · ${chips(c.players_left)}/${chips(c.entries)} players`;
+      ` · ${left} · ${chips(c.players_left)}/${chips(c.entries)} players`;
   }
 }
 
@@ -157,7 +167,7 @@ function tableCard(t) {
   card.dataset.table = t.table;
   const head = el("h3", null, `Table ${t.table}`);
   if (t.final) head.append(el("span", "tag", "final table"));
-  head.append(el("span", "count", `${t.seats.length} players`));
+  head.append(el("span", "count", `${t.seats.length} player${t.seats.length === 1 ? "" : "s"}`));
   card.append(head);
   const list = el("ol", "seats");
   for (const [seat, player, stack] of t.seats) {
