@@ -16,7 +16,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ray
 
@@ -24,6 +24,9 @@ from orchestrator.config import TournamentConfig
 from orchestrator.eventlog import EventLog
 from orchestrator.events import Event, NodeLost, SideEventStarted, TableOpened
 from orchestrator.tournament import HandReport, TableDirective, Tournament
+
+if TYPE_CHECKING:
+    from table_worker.remote import GatewaySettings
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -34,6 +37,7 @@ class TableSettings:
     hands_dir: str
     policies: tuple[str, ...]
     seed: int
+    gateway: GatewaySettings | None = None  # remote players' seats (the front door)
 
 
 class Orchestrator:
@@ -95,6 +99,7 @@ class Orchestrator:
             hands_dir=settings.hands_dir,
             policies=settings.policies,
             seed=settings.seed,
+            gateway=settings.gateway,
         )
 
     def _open_table(self, directive: TableDirective, actor: Any = None) -> None:
@@ -254,6 +259,22 @@ class Orchestrator:
             "largest_stack": max(stacks, default=0),
             "finished": t.finished,
         }
+
+    async def standings(self) -> list[dict[str, Any]]:
+        """Every player: stack (0 once out), place (0 while playing) and prize in cents."""
+        t = self._tournament
+        prizes = t.prizes()
+        return [
+            {
+                "player": player,
+                "stack": stack if player not in t.places else 0,
+                "place": t.places.get(player, 0),
+                "prize": prizes[t.places[player] - 1]
+                if player in t.places and t.places[player] <= len(prizes)
+                else 0,
+            }
+            for player, stack in t.stacks.items()
+        ]
 
     async def report_seconds(self) -> list[tuple[float, float]]:
         """(wall, CPU) seconds the core and the log took per hand report (`mtt bench`)."""
