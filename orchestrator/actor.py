@@ -14,6 +14,7 @@ import json
 import random
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,7 @@ import ray
 from orchestrator.config import TournamentConfig
 from orchestrator.eventlog import EventLog
 from orchestrator.events import Event, NodeLost, SideEventStarted, TableOpened
-from orchestrator.tournament import HandReport, TableDirective, Tournament
+from orchestrator.tournament import HandReport, Step, TableDirective, Tournament
 
 if TYPE_CHECKING:
     from table_worker.remote import GatewaySettings
@@ -241,6 +242,22 @@ class Orchestrator:
         assert step.directive is not None
         return step.directive
 
+    async def pause(self) -> None:
+        """Stop the clock: tables finish their hand in progress, then wait."""
+        self._command(self._tournament.pause)
+
+    async def resume(self) -> None:
+        self._command(self._tournament.resume)
+
+    async def cancel(self, reason: str) -> None:
+        """CRASH-2 by the operator: hands in progress voided, everyone still in rolled forward
+        through the ledger, every table closed at its next boundary; `complete()` returns."""
+        self._command(lambda *, now: self._tournament.cancel(reason, now=now))
+
+    def _command(self, command: Callable[..., Step]) -> None:
+        now = time.time()
+        self._record(command(now=now).events, now)  # refused commands raise, logging nothing
+
     async def events_since(self, seq: int) -> list[dict[str, Any]]:
         return self._log.since(seq)
 
@@ -258,6 +275,8 @@ class Orchestrator:
             "average_stack": sum(stacks) // max(1, len(stacks)),
             "largest_stack": max(stacks, default=0),
             "finished": t.finished,
+            "paused": t.paused_at is not None,
+            "cancelled": t.cancelled,
         }
 
     async def standings(self) -> list[dict[str, Any]]:

@@ -162,6 +162,8 @@ _FIELDS: dict[str, dict[str, Kind]] = {
     "player_registered": {"player": str, "buy_in": int, "fee": int},
     "ledger_posted": {"source": str, "target": str, "amount": int},
     "side_event_started": {"event": int},
+    "roll_forward_paid": {"player": str, "chips": int, "equal_share": int, "chip_share": int},
+    "refund": {"player": str, "amount": int},
 }
 _SEAT_FIELDS: dict[str, Kind] = {"player": str, "seat": int, "start": int, "end": int}
 
@@ -212,26 +214,33 @@ def audit_events(
             v.append(Violation("contract", f"events.jsonl:{index + 1}", f"seq {e['seq']}"))
             return v
     kinds = Counter(e["type"] for e in log)
+    cancelled = kinds["tournament_cancelled"] > 0  # CRASH-2: no winner, the rest rolled forward
     for kind, allowed in (
         ("tournament_started", (1,)),
-        ("tournament_finished", (1,)),
-        ("final_table", (1,)),
-        ("hand_for_hand", (0, 2)),  # on, then off (ELIM-1 decision)
+        ("tournament_finished", (0,) if cancelled else (1,)),
+        ("tournament_cancelled", (0, 1)),
+        ("final_table", (0, 1) if cancelled else (1,)),
+        ("hand_for_hand", (0, 1, 2) if cancelled else (0, 2)),  # on, then off (ELIM-1)
     ):
         if kinds[kind] not in allowed:
             v.append(Violation("contract", "events.jsonl", f"{kinds[kind]} {kind} events"))
     field = len({e["player"] for e in log if e["type"] == "player_seated"})
     entries = field + kinds["player_reentered"]
     winner = next((e["winner"] for e in log if e["type"] == "tournament_finished"), None)
-    v += _places(log, field, winner)
-    v += _chips(log, winner)
+    rolled = {e["player"]: e["chips"] for e in log if e["type"] == "roll_forward_paid"}
+    v += _places(log, field, winner, rolled)
+    v += _chips(log, winner, rolled)
     v += _one_place(log)
     v += _money(log, entries, buy_in, fee)
     return v
 
 
-def _places(log: Sequence[Event], field: int, winner: str | None) -> list[Violation]:
-    """ELIM-1: every player placed exactly once, places 1..N, the winner first."""
+def _places(
+    log: Sequence[Event], field: int, winner: str | None, rolled: dict[str, int]
+) -> list[Violation]:
+    """ELIM-1: every player placed exactly once, places 1..N, the winner first; after a
+    cancellation (CRASH-2) the players rolled forward hold no place and the eliminated the
+    last ones."""
     v: list[Violation] = []
     places: dict[str, int] = {}
     given: dict[int, int] = {}  # place -> seq of the first elimination given it
@@ -248,9 +257,13 @@ def _places(log: Sequence[Event], field: int, winner: str | None) -> list[Violat
             places[e["player"]] = e["place"]
     if winner in places:
         v.append(Violation("ELIM-1", "events.jsonl", f"the winner {winner} was also eliminated"))
+    both = sorted(set(rolled) & set(places))
+    if both:
+        v.append(Violation("CRASH-2", "events.jsonl", f"rolled forward and eliminated: {both}"))
     taken = set(places.values())
-    expected = set(range(2, field + 1))
-    if taken != expected or len(places) != field - 1:
+    best = len(rolled) + 1 if rolled else 2
+    expected = set(range(best, field + 1))
+    if taken != expected or len(places) != field - best + 1:
         v.append(
             Violation(
                 "ELIM-1",
@@ -262,10 +275,12 @@ def _places(log: Sequence[Event], field: int, winner: str | None) -> list[Violat
     return v
 
 
-def _chips(log: Sequence[Event], winner: str | None) -> list[Violation]:
+def _chips(log: Sequence[Event], winner: str | None, rolled: dict[str, int]) -> list[Violation]:
     """Chips conserved in every hand; between hands a stack changes only by a logged rebuy or
     add-on (RB-3, RB-4), a reseat (SO-3, re-entry) or chips leaving play (SAN-1); the winner
-    ends with all of them. Every `cause` points back to an earlier hand_finished."""
+    ends with all of them, or after a cancellation each player rolled forward with exactly the
+    stack of the last hand logged (CRASH-2). Every `cause` points back to an earlier
+    hand_finished."""
     v: list[Violation] = []
     stacks: dict[str, int] = {}
     seen: set[tuple[int, int]] = set()
@@ -305,7 +320,7 @@ def _chips(log: Sequence[Event], winner: str | None) -> list[Violation]:
             ok = 1 <= cause < e["seq"] and log[cause - 1]["type"] == "hand_finished"
             if not ok:
                 v.append(Violation("contract", _at(e), f"cause {cause} is no earlier hand"))
-    left = {p: c for p, c in stacks.items() if p != winner and c != 0}
+    left = {p: c for p, c in stacks.items() if p != winner and c != rolled.get(p, 0)}
     if left:
         v.append(Violation("chips", "events.jsonl", f"chips left with non-winners: {left}"))
     return v
@@ -367,6 +382,12 @@ def _money(
     pool = sum(e["buy_in"] for e in registered)
     fees = sum(e["fee"] for e in registered)
     prizes = sum(e["amount"] for e in log if e["type"] == "prize_awarded")
+    prizes += sum(
+        e["equal_share"] + e["chip_share"] for e in log if e["type"] == "roll_forward_paid"
+    )
+    cancelled_at = next((e["seq"] for e in log if e["type"] == "tournament_cancelled"), None)
+    if cancelled_at is not None:  # CRASH-2 gives each player still in the fee back
+        fees -= sum(e["amount"] for e in log if e["type"] == "refund" and e["seq"] > cancelled_at)
     if prizes != pool:
         v.append(
             Violation("REG-1", "events.jsonl", f"prizes add up to {prizes}, the pool is {pool}")
@@ -596,6 +617,8 @@ def audit_results(log: Sequence[Event], results: dict[str, Any]) -> list[Violati
             places[e["winner"]] = 1
     prizes: Counter[str] = Counter()
     for e in log:
+        if e.get("type") == "roll_forward_paid":
+            prizes[e["player"]] += e["equal_share"] + e["chip_share"]
         if e.get("type") == "prize_awarded":
             prizes[e["player"]] += e["amount"]
             if places.get(e["player"]) != e["place"]:

@@ -8,6 +8,9 @@ Hierarchy::
     ├── UnreadableRun                  a run's files that `mtt replay` cannot read (file, line)
     ├── ReportError                    a table's hand report that does not match the hand it
     │                                  was dealt, or comes from a table that is not open
+    ├── TournamentStateError           an operator command the tournament's state refuses:
+    │                                  pausing a paused or ended one, resuming one not paused,
+    │                                  cancelling one already finished or cancelled
     ├── FloorError                     the table floor refused a request (orchestrator.floor);
     │   │                              the floor's state is unchanged when it is raised
     │   ├── InvalidSeatingError        impossible seating: bad max_per_table, duplicate or too
@@ -106,6 +109,7 @@ __all__ = [
     "StoreUnavailable",
     "TournamentExists",
     "TournamentFullError",
+    "TournamentStateError",
     "UnknownAccountError",
     "UnknownEntrantError",
     "UnknownPlayerError",
@@ -150,6 +154,10 @@ class ConfigError(OrchestratorError, ValueError):
 
 class ReportError(OrchestratorError):
     """A hand report the core refuses; the tournament state is unchanged."""
+
+
+class TournamentStateError(OrchestratorError):
+    """An operator command refused in the tournament's current state; nothing changed."""
 
 
 class LedgerError(OrchestratorError):

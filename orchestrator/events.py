@@ -46,6 +46,8 @@ __all__ = [
     "TableRestarted",
     "TournamentCancelled",
     "TournamentFinished",
+    "TournamentPaused",
+    "TournamentResumed",
     "TournamentStarted",
     "WarningIssued",
 ]
@@ -192,6 +194,21 @@ class PrizeAwarded(Event):
     player: str
     place: int
     amount: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentPaused(Event):
+    """The operator stopped the clock: tables finish the hand in progress, then wait."""
+
+    EVENT_TYPE: ClassVar[str] = "tournament_paused"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentResumed(Event):
+    """The clock runs again; the level in play ends `paused_seconds` later than it would have."""
+
+    EVENT_TYPE: ClassVar[str] = "tournament_resumed"
+    paused_seconds: float
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

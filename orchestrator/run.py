@@ -249,7 +249,7 @@ class ProgressLine:
             f"  level {status['level']} ({small}/{big}{f' ante {ante}' if ante else ''})"
             f"  {status['hands']:>7} hands {status['hands'] / seconds:>6.0f}/s"
             f"  avg {status['average_stack']:,}  max {status['largest_stack']:,}"
-            f"  {seconds:>5.0f}s"
+            f"  {seconds:>5.0f}s" + ("  PAUSED" if status.get("paused") else "")
         )
         for event in status.get("events", ()):
             if event["type"] == "final_table":

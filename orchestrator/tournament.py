@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from orchestrator.blinds import Blinds, first_blinds, next_blinds
 from orchestrator.config import BlindLevel, TournamentConfig
-from orchestrator.errors import ReportError
+from orchestrator.errors import ReportError, TournamentStateError
 from orchestrator.events import (
     Addon,
     BreakStarted,
@@ -49,6 +49,8 @@ from orchestrator.events import (
     TableOpened,
     TableRestarted,
     TournamentFinished,
+    TournamentPaused,
+    TournamentResumed,
     TournamentStarted,
 )
 from orchestrator.floor import TableFloor
@@ -167,6 +169,8 @@ class Tournament:
     places: dict[str, int] = field(default_factory=dict)
     hands: int = 0
     finished: bool = False
+    paused_at: float | None = None  # when the operator paused the clock
+    cancelled: str | None = None  # the reason, once cancelled (CRASH-2)
     rebuys_left: dict[str, int] = field(default_factory=dict)  # RB-2
     rebuys_asked: set[str] = field(default_factory=set)
     phase: int = 0  # shoot-out phase, 0-based
@@ -296,6 +300,64 @@ class Tournament:
         self.qualified += players
         return [PlayerQualified(player=p, phase=self.phase + 1) for p in players]
 
+    # --- operator commands ----------------------------------------------------------------
+
+    def pause(self, *, now: float) -> Step:
+        """Stop the clock. Tables finish the hand in progress (its report is applied as usual)
+        and then wait for the resume; the level in play does not run meanwhile."""
+        self._require_running("pause")
+        if self.paused_at is not None:
+            raise TournamentStateError("the tournament is already paused")
+        self.paused_at = now
+        return Step([TournamentPaused()])
+
+    def resume(self, *, now: float) -> Step:
+        """Start the clock again: the level in play ends as much later as the pause lasted."""
+        self._require_running("resume")
+        if self.paused_at is None:
+            raise TournamentStateError("the tournament is not paused")
+        paused = max(0.0, now - self.paused_at)
+        self.paused_at = None
+        self.clock.level_started_at += paused
+        self.clock.paused_seconds += paused
+        return Step([TournamentResumed(paused_seconds=round(paused, 3))])
+
+    def cancel(self, reason: str, *, now: float) -> Step:
+        """CRASH-2: a running tournament cancelled. The hands in progress are voided, so every
+        player still in rolls forward with the stack of the last reported boundary (TDA: an
+        interrupted hand returns all bets); the busted waiting for their places get them
+        first. Every table closes at its next boundary."""
+        self._require_running("cancel")
+        if not reason.strip():
+            raise TournamentStateError("a cancellation needs a reason")
+        registration = self.registration
+        assert registration is not None  # every tournament registers its players at the start
+        events: list[Event] = []
+        for table, state in sorted(self.tables.items()):
+            state.last_directive = None
+            if state.issued is not None and state.issued.hand > state.last_hand:
+                events.append(HandVoided(table=table, hand=state.issued.hand))
+                state.last_hand = state.issued.hand
+        events += self._place_round() + self._place_late_busted()
+        prizes = self.prizes()  # prizes already won are paid; the rest of the pool rolls forward
+        for player, place in sorted(self.places.items(), key=lambda item: item[1]):
+            if amount := _prize(prizes, place):
+                events.append(PrizeAwarded(player=player, place=place, amount=amount))
+                events += registration.pay_prize(player, place=place, amount=amount, now=now)
+        announced, *settled = registration.cancel(reason, now=now, chips=dict(self.stacks))
+        events = [announced, *events, *settled]  # the step is named by its first event
+        self.cancelled = reason
+        self.paused_at = None
+        return Step(events)
+
+    def _require_running(self, command: str) -> None:
+        if self.finished:
+            raise TournamentStateError(f"cannot {command}: the tournament is finished")
+        if self.cancelled is not None:
+            raise TournamentStateError(
+                f"cannot {command}: the tournament was cancelled ({self.cancelled})"
+            )
+
     # --- queries --------------------------------------------------------------------------
 
     @property
@@ -327,6 +389,8 @@ class Tournament:
         """A table short of players asks again. Players may have been moved in since; if not,
         its idle boundary lets the floor close it or fill it (CLOSE-1, BAL-1, FO-3)."""
         state = self._require_table(table)
+        if self.cancelled is not None:
+            return Step([], self._close(table))
         if state.issued is not None and state.issued.hand > state.last_hand:
             return Step([], TableDirective(table, state.issued))
         if table in self.round_waiting:
@@ -356,6 +420,8 @@ class Tournament:
         positions as the voided hand, under a new hand number."""
         self._require_table(table)
         events: list[Event] = [TableRestarted(table=table, node=node)]
+        if self.cancelled is not None:
+            return Step(events, self._close(table))
         if table in self.round_waiting:
             return Step(events, TableDirective(table, None))
         return Step(events, self._directive(table))
@@ -366,6 +432,8 @@ class Tournament:
         """Apply one finished hand. Idempotent per (table, hand): a repeat gets the same
         directive and no events."""
         state = self._require_table(report.table)
+        if self.cancelled is not None:  # the hand was voided by the cancellation
+            return Step([], self._close(report.table))
         if report.hand == state.last_hand and state.last_directive is not None:
             return Step([], state.last_directive)
         self._check_report(report, state)
@@ -439,7 +507,7 @@ class Tournament:
         # blind and the button).
         events += self._seat_entrants(back, rng)
         # STEP 6: the blind level, counted across all tables.
-        events.extend(self._advance_level(now))
+        events.extend(self._advance_level(now if self.paused_at is None else self.paused_at))
         # STEP 7: hand-for-hand near the money: this table waits for the round.
         events += self._hand_for_hand(table, closed)
         # STEP 8: this table's next hand, wait, or close.
@@ -803,7 +871,9 @@ class Tournament:
     def _directive(self, table: int) -> TableDirective:
         state = self.tables[table]
         seats = self.floor.tables[table]
-        if len(seats) < 2:
+        if self.cancelled is not None:
+            return self._close(table)
+        if len(seats) < 2 or self.paused_at is not None:
             return TableDirective(table, None)
         occupied = sorted(seats)
         if state.blinds is None:
@@ -898,7 +968,7 @@ class Tournament:
                 for player, place in ordered
             ],
             "ledger": self._ledger_summary(),
-        }
+        } | ({} if self.cancelled is None else {"cancelled": self.cancelled})
 
     def _ledger_summary(self) -> dict[str, int]:
         if self.registration is None:

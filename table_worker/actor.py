@@ -25,7 +25,10 @@ from table_worker.phh import phhs_section
 from table_worker.remote import GatewaySettings, RemoteSeats
 from table_worker.session import PlayedHand
 
-WAIT_SECONDS = 0.02  # a table short of players asks again this often
+# A waiting table (short of players, hand-for-hand, paused) asks again after WAIT_SECONDS,
+# backing off to MAX_WAIT_SECONDS so a long pause costs the orchestrator little.
+WAIT_SECONDS = 0.02
+MAX_WAIT_SECONDS = 0.25
 
 
 class Table:
@@ -65,12 +68,15 @@ class Table:
 
     def run(self, directive: TableDirective) -> int:
         """Play hands until the orchestrator closes the table; returns hands played."""
+        wait = WAIT_SECONDS
         try:
             while not directive.close:
                 if directive.next_hand is None:
-                    time.sleep(WAIT_SECONDS)
+                    time.sleep(wait)
+                    wait = min(2 * wait, MAX_WAIT_SECONDS)
                     directive = ray.get(self._orchestrator.poll.remote(self.table))
                     continue
+                wait = WAIT_SECONDS
                 report = self.play(directive.next_hand)
                 directive = ray.get(self._orchestrator.hand_finished.remote(report))
         finally:

@@ -204,3 +204,41 @@ def test_chaos_drill_a_node_dies_and_the_tournament_still_finishes(tmp_path: Pat
     voided = {e["table"] for e in events if e["type"] == "hand_voided"}
     assert restarted and voided <= restarted  # the killed node's tables came back
     assert sum(e["type"] == "node_lost" for e in events) <= 1
+
+
+def test_operator_pauses_resumes_and_cancels_a_running_tournament(tmp_path: Path) -> None:
+    """Paused, tables finish their hand and deal no more; resumed, they play on; cancelled
+    (CRASH-2), every table closes, the run ends with everyone still in rolled forward, and the
+    audit of the folder is clean."""
+    import ray
+
+    config = parse_config(CHAOS)
+    seen: dict[str, int] = {}
+
+    def operate(status: dict[str, Any]) -> None:
+        orchestrator = ray.get_actor("chaos-9-orchestrator")
+        hands = status["hands"]
+        if "paused" not in seen and hands >= 5:
+            ray.get(orchestrator.pause.remote())
+            seen["paused"] = hands
+        elif "paused" in seen and "held" not in seen:
+            seen["calls"] = seen.get("calls", 0) + 1
+            if seen["calls"] == 4:  # 2 s on: the hands in progress at the pause are in
+                seen["held"] = hands
+        elif "held" in seen and "resumed" not in seen:
+            seen["after_hold"] = hands
+            assert ray.get(orchestrator.status.remote())["paused"]
+            ray.get(orchestrator.resume.remote())
+            seen["resumed"] = hands
+        elif "resumed" in seen and "cancelled" not in seen and hands >= seen["resumed"] + 5:
+            ray.get(orchestrator.cancel.remote("the room lost power"))
+            seen["cancelled"] = hands
+
+    summary = run_tournament(config, RunOptions(out=tmp_path, seed=9), progress=operate)
+    assert seen["after_hold"] == seen["held"]  # nothing dealt while paused
+    assert summary.results["cancelled"] == "the room lost power"
+    report = audit_run(tmp_path)
+    assert not report.violations, "\n".join(map(str, report.violations))
+    kinds = [e["type"] for e in read_events(tmp_path)]
+    assert kinds.count("tournament_paused") == kinds.count("tournament_resumed") == 1
+    assert "tournament_finished" not in kinds and "roll_forward_paid" in kinds

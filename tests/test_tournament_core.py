@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from tournament_checks import check_log
 
 from orchestrator.config import TournamentConfig, parse_config
-from orchestrator.errors import ConfigError, ReportError, SanctionError
+from orchestrator.errors import ConfigError, ReportError, SanctionError, TournamentStateError
 from orchestrator.eventlog import EventLog
 from orchestrator.events import Event, HandPlayer
 from orchestrator.tournament import HandReport, NextHand, TableDirective, Tournament
@@ -51,10 +52,17 @@ def play(spec: NextHand, rng: random.Random) -> HandReport:
 
 
 def run(
-    cfg: TournamentConfig, seed: int, *, kill_rate: float = 0.0
+    cfg: TournamentConfig,
+    seed: int,
+    *,
+    kill_rate: float = 0.0,
+    pause_rate: float = 0.0,
+    cancel_when: Callable[[Tournament], bool] | None = None,
 ) -> tuple[Tournament, list[dict[str, Any]]]:
     """Tables finish hands in a random order, as on a cluster; with `kill_rate`, a table's
-    actor dies that often in the middle of a hand. Returns the core and its log."""
+    actor dies that often in the middle of a hand; with `pause_rate` the operator pauses or
+    resumes that often between two steps; the tournament is cancelled (CRASH-2) as soon as
+    `cancel_when` says so. Returns the core and its log."""
     rng = random.Random(seed)
     players = [f"p{k}" for k in range(cfg.players)]
     tournament, step = Tournament.start(cfg, players, tournament_id="t", now=0.0, rng=rng)
@@ -81,7 +89,13 @@ def run(
     started = True
     ready: dict[int, TableDirective] = {d.table: d for d in tournament.first_hands()}
     now = 0.0
-    while not tournament.finished:
+    while ready and not tournament.finished:
+        if pause_rate and rng.random() < pause_rate:
+            toggle = tournament.resume if tournament.paused_at is not None else tournament.pause
+            if tournament.cancelled is None:
+                record(toggle(now=now).events)
+        if cancel_when is not None and tournament.cancelled is None and cancel_when(tournament):
+            record(tournament.cancel("the room lost power", now=now).events)
         while opened:
             table = opened.pop()
             if table in tournament.tables:  # it may have closed again in the same step
@@ -575,3 +589,106 @@ def test_tables_lost_at_random_points_lose_nothing(seed: int, policy: str) -> No
     check_log(cfg, log)
     voided = [e for e in log if e["type"] == "hand_voided"]
     assert voided and len(voided) == sum(e["type"] == "table_restarted" for e in log)
+
+
+def test_pause_holds_every_table_until_resume_and_stops_the_level_clock() -> None:
+    cfg = parse_config(
+        {
+            "tournament": {"players": 20, "max_per_table": 10, "starting_stack": 1000},
+            "levels": {"unit": "minutes", "length": 10, "blinds": [[10, 20], [20, 40]]},
+        }
+    )
+    rng = random.Random(3)
+    players = [f"p{k}" for k in range(20)]
+    tournament, _ = Tournament.start(cfg, players, tournament_id="t", now=0.0, rng=rng)
+    first = {d.table: d for d in tournament.first_hands()}
+    assert [e.EVENT_TYPE for e in tournament.pause(now=60.0).events] == ["tournament_paused"]
+    with pytest.raises(TournamentStateError, match="already paused"):
+        tournament.pause(now=61.0)
+    # the hands in progress at the pause are applied; their tables then wait
+    for table, directive in first.items():
+        assert directive.next_hand is not None
+        report = play(directive.next_hand, rng)
+        step = tournament.hand_finished(report, now=900.0, rng=rng)
+        assert step.directive is not None and step.directive.wait
+        assert tournament.poll(table, rng=rng).directive == TableDirective(table, None)
+    assert tournament.clock.level == 1  # 15 minutes on the wall, 1 of play: still level 1
+    resumed = tournament.resume(now=960.0).events
+    assert [(e.EVENT_TYPE, e.fields()) for e in resumed] == [
+        ("tournament_resumed", {"paused_seconds": 900.0})
+    ]
+    with pytest.raises(TournamentStateError, match="not paused"):
+        tournament.resume(now=961.0)
+    step = tournament.poll(1, rng=rng)
+    assert step.directive is not None and step.directive.next_hand is not None
+    # the level ends 10 minutes of play after its start: 600 s + the 900 s paused
+    assert tournament.clock.level_started_at == 900.0
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_pauses_at_random_points_change_no_outcome_invariant(seed: int) -> None:
+    cfg = config(players=30, max_per_table=9)
+    _, log = run(cfg, seed, pause_rate=0.2)
+    check_log(cfg, log)
+    kinds = Counter(e["type"] for e in log)
+    assert kinds["tournament_paused"] >= 1
+    assert kinds["tournament_paused"] - kinds["tournament_resumed"] in (0, 1)
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6, 7])
+def test_crash2_cancel_voids_hands_rolls_everyone_forward_and_closes_every_table(
+    seed: int,
+) -> None:
+    cfg = config(players=40, max_per_table=9, buy_in=1000)
+    tournament, log = run(cfg, seed, cancel_when=lambda t: t.hands >= 8, kill_rate=0.05)
+    check_log(cfg, log)  # places, chips and the ledger of a cancelled run (CRASH-2)
+    assert tournament.cancelled == "the room lost power"
+    assert not tournament.tables  # every table closed at its next boundary
+    rolled = {e["player"]: e["chips"] for e in log if e["type"] == "roll_forward_paid"}
+    assert rolled == {p: c for p, c in tournament.stacks.items()}
+    assert sum(rolled.values()) == 40 * 1000
+    pool = sum(e["buy_in"] for e in log if e["type"] == "player_registered")
+    paid = sum(e["equal_share"] + e["chip_share"] for e in log if e["type"] == "roll_forward_paid")
+    assert paid == pool == 40_000  # nobody in the money yet: the whole pool rolls forward
+    kinds = [e["type"] for e in log]
+    after = kinds[kinds.index("tournament_cancelled") :]
+    assert "hand_finished" not in after  # a hand reported after the cancel was void
+    assert "hand_voided" in after
+    results = tournament.results(seconds=1.0)
+    assert results["cancelled"] == "the room lost power"
+    for command in (tournament.pause, tournament.resume):
+        with pytest.raises(TournamentStateError, match="cancelled"):
+            command(now=1.0)
+    with pytest.raises(TournamentStateError, match="cancelled"):
+        tournament.cancel("again", now=1.0)
+
+
+def test_crash2_players_already_out_in_the_money_are_paid_their_prize_first() -> None:
+    cfg = config(players=40, max_per_table=9, buy_in=1000)
+    tournament, log = run(cfg, 8, cancel_when=lambda t: t.active_players <= t.paid_places - 2)
+    check_log(cfg, log)
+    prizes = tournament.prizes()
+    paid = {e["place"]: e["amount"] for e in log if e["type"] == "prize_awarded"}
+    out_in_money = {p for p in tournament.places.values() if p <= len(prizes) and prizes[p - 1]}
+    assert len(out_in_money) >= 2 and paid == {p: prizes[p - 1] for p in out_in_money}
+    rolled = sum(
+        e["equal_share"] + e["chip_share"] for e in log if e["type"] == "roll_forward_paid"
+    )
+    assert rolled + sum(paid.values()) == tournament.prize_pool
+
+
+def test_cancel_refuses_a_blank_reason_and_a_finished_tournament_changing_nothing() -> None:
+    cfg = config(players=9, max_per_table=9)
+    rng = random.Random(0)
+    tournament, _ = Tournament.start(
+        cfg, [f"p{k}" for k in range(9)], tournament_id="t", now=0.0, rng=rng
+    )
+    with pytest.raises(TournamentStateError, match="reason"):
+        tournament.cancel("  ", now=1.0)
+    assert tournament.cancelled is None and tournament.tables
+    finished, _ = run(cfg, 0)
+    for command in (finished.pause, finished.resume):
+        with pytest.raises(TournamentStateError, match="finished"):
+            command(now=1.0)
+    with pytest.raises(TournamentStateError, match="finished"):
+        finished.cancel("late", now=1.0)
