@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,16 @@ from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
 from table_worker.bots import Bot, make_bot
 from table_worker.engine import DecisionKind, LegalActions, Street
 
-__all__ = ["DEFAULT_CONFIG", "FleetOptions", "RemoteView", "percentile", "run_fleet"]
+__all__ = [
+    "DEFAULT_CONFIG",
+    "BotPlayer",
+    "FleetOptions",
+    "FleetStats",
+    "RemoteView",
+    "format_report",
+    "percentile",
+    "run_fleet",
+]
 
 # Deep stacks and one long level: the tournament outlasts the run.
 DEFAULT_CONFIG = """
@@ -65,7 +74,7 @@ class FleetOptions:
 
 
 @dataclass
-class _Stats:
+class FleetStats:
     measuring: bool = False
     latencies: list[float] = field(default_factory=list)
     actions: int = 0
@@ -119,11 +128,21 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
 
 
-class _BotPlayer:
+class BotPlayer:
+    """One remote player playing a bot policy over its own Play stream; `observer` sees every
+    message the server sent it (a recorder, a verbose log)."""
+
     def __init__(
-        self, name: str, token: str, bot: Bot, channel: grpc.aio.Channel, stats: _Stats
+        self,
+        name: str,
+        token: str,
+        bot: Bot,
+        channel: grpc.aio.Channel,
+        stats: FleetStats,
+        observer: Callable[[pb.ServerMessage], None] | None = None,
     ) -> None:
         self.name = name
+        self._observer = observer
         self._metadata = (("authorization", f"Bearer {token}"),)
         self._bot = bot
         self._stub = pb_grpc.PlayerServiceStub(channel)
@@ -146,7 +165,12 @@ class _BotPlayer:
             call = self._stub.Play(self._messages(), metadata=self._metadata)
             try:
                 async for message in call:
-                    self._on(message)
+                    if self._observer is not None:
+                        self._observer(message)
+                    try:
+                        self._on(message)
+                    except Exception as exc:  # a bug of ours: counted and shown, play goes on
+                        self._stats.problem(f"client {type(exc).__name__}: {exc}")
                     backoff = 0.1
                 return  # the server ended the stream (tournament over)
             except grpc.aio.AioRpcError as exc:
@@ -228,9 +252,9 @@ async def run_fleet(options: FleetOptions, *, say: Any = print) -> dict[str, Any
     ]
     operator = pb_grpc.OperatorServiceStub(channels[0])
     credential = (("authorization", f"Bearer {options.operator_credential}"),)
-    stats = _Stats()
+    stats = FleetStats()
     tasks: list[asyncio.Task[None]] = []
-    players: list[_BotPlayer] = []
+    players: list[BotPlayer] = []
     try:
         tournament = options.tournament
         if not tournament:
@@ -244,7 +268,7 @@ async def run_fleet(options: FleetOptions, *, say: Any = print) -> dict[str, Any
         say(f"tournament {tournament}: registering {options.bots} bots")
         limit = asyncio.Semaphore(REGISTER_CONCURRENCY)
 
-        async def register(k: int) -> _BotPlayer:
+        async def register(k: int) -> BotPlayer:
             name = f"bot{k:05d}"
             async with limit:
                 stub = pb_grpc.PlayerServiceStub(channels[k % len(channels)])
@@ -252,7 +276,7 @@ async def run_fleet(options: FleetOptions, *, say: Any = print) -> dict[str, Any
                     pb.RegisterRequest(tournament_id=tournament, player=name)
                 )
             bot = make_bot(options.policy, random.Random(f"{options.seed}:{name}"))
-            return _BotPlayer(name, reply.token, bot, channels[k % len(channels)], stats)
+            return BotPlayer(name, reply.token, bot, channels[k % len(channels)], stats)
 
         players = list(await asyncio.gather(*(register(k) for k in range(options.bots))))
         ramp = options.ramp_seconds

@@ -280,20 +280,21 @@ class Orchestrator:
         }
 
     async def standings(self) -> list[dict[str, Any]]:
-        """Every player: stack (0 once out), place (0 while playing) and prize in cents."""
+        """Every player: stack (0 once out), place (0 while playing), prize in cents."""
         t = self._tournament
         prizes = t.prizes()
-        return [
-            {
-                "player": player,
-                "stack": stack if player not in t.places else 0,
-                "place": t.places.get(player, 0),
-                "prize": prizes[t.places[player] - 1]
-                if player in t.places and t.places[player] <= len(prizes)
-                else 0,
-            }
-            for player, stack in t.stacks.items()
+        playing = [
+            {"player": p, "stack": stack, "place": 0, "prize": 0}
+            for p, stack in t.stacks.items()
+            if p not in t.places
         ]
+        placed = [
+            {"player": p, "stack": 0, "place": place, "prize": prizes[place - 1]}
+            if place <= len(prizes)
+            else {"player": p, "stack": 0, "place": place, "prize": 0}
+            for p, place in t.places.items()
+        ]
+        return playing + placed
 
     async def report_seconds(self) -> list[tuple[float, float]]:
         """(wall, CPU) seconds the core and the log took per hand report (`mtt bench`)."""

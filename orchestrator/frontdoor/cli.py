@@ -12,6 +12,7 @@ from pathlib import Path
 __all__ = ["register"]
 
 DEFAULT_STORE = "sqlite:///mtt-frontdoor.db"
+RAY_NAMESPACE = "mtt-frontdoor"  # a restarted front door finds its orchestrators here
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -83,7 +84,7 @@ def _serve(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         stack.callback(store.close)
         deck_target = args.deck_target or stack.enter_context(deck_service(args.store))
-        stack.enter_context(local_ray(args.ray_address))
+        stack.enter_context(local_ray(args.ray_address, namespace=RAY_NAMESPACE))
 
         def desk(hub: PlayerHub, gateway: str, secret: str) -> Desk:
             settings = DeskSettings(

@@ -184,12 +184,25 @@ class PlayerHub:
         """One message from a player's stream. A refusal is sent back to that player as a
         Problem (the stream stays open, nothing changes)."""
         try:
-            if not connection.take_token(self._clock()):
+            # Answers to the server's own requests come at the server's pace; anything else
+            # (wrong answers, sit-out/back toggles, noise) spends from the flood allowance.
+            if not self._answers_pending(connection, message) and not connection.take_token(
+                self._clock()
+            ):
                 raise RateLimited(f"more than {PER_SECOND:g} messages a second: slow down")
             self._receive(connection, message)
         except FrontDoorError as exc:
             log.info("%s/%s refused: %s", connection.tournament, connection.player, exc)
             connection.send(_problem(exc))
+
+    def _answers_pending(self, connection: Connection, message: pb.PlayerMessage) -> bool:
+        state = self._players.get((connection.tournament, connection.player))
+        return (
+            state is not None
+            and state.pending is not None
+            and message.WhichOneof("kind") == "action"
+            and message.action.request_id == state.pending.request_id
+        )
 
     def _receive(self, connection: Connection, message: pb.PlayerMessage) -> None:
         key = (connection.tournament, connection.player)
@@ -296,6 +309,7 @@ class PlayerHub:
             return await asyncio.wait_for(asyncio.shield(pending.answer), seconds)
         except TimeoutError:
             if state.pending is pending:  # OUT-1: Out until "I'm back"
+                log.info("%s/%s timed out: Out (OUT-1)", request.tournament_id, request.player)
                 state.out = "timeout"
                 self._finish(state, pb.SeatActionReply())
                 self._on_timeout()
