@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.request import urlopen
 
 import grpc
 import pytest
@@ -35,6 +36,7 @@ OP = (("authorization", f"Bearer {OPERATOR}"),)
 class Server:
     target: str
     gateway: str
+    metrics: str
     data: Path
     process: subprocess.Popen[str]
 
@@ -45,7 +47,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     env = os.environ | {"MTT_OPERATOR_TOKEN": OPERATOR}
     store = f"sqlite:///{folder / 'store.db'}"
     command = [sys.executable, "-m", "orchestrator.cli", "serve", "--port", "0"]
-    command += ["--store", store, "--data-dir", str(folder / "data")]
+    command += ["--store", store, "--data-dir", str(folder / "data"), "--metrics-port", "0"]
     with (
         open(folder / "serve.log", "w") as log,
         subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=env) as proc,
@@ -55,7 +57,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             line = proc.stdout.readline()
             assert line.startswith("front door on "), (folder / "serve.log").read_text()[-3000:]
             words = line.split()
-            yield Server(words[3], words[5].rstrip(","), folder / "data", proc)
+            metrics = line.rsplit("metrics on ", 1)[1].rstrip(")\n")
+            yield Server(words[3], words[5].rstrip(","), metrics, folder / "data", proc)
         finally:
             proc.terminate()
             try:
@@ -270,3 +273,205 @@ def test_registration_start_play_watch_and_standings_end_to_end(server: Server) 
         kinds = {a.kind for a in result.actions if a.seat == seat}
         assert kinds <= {"post", "fold", "check", "return", "show", "muck", "award"}, kinds
     assert absent_seats > 0
+
+
+# --- security, bad input, time limits, disconnections -----------------------------------
+
+
+class RawPlayer:
+    """A hand-driven player stream; with `auto` it checks or calls every request itself."""
+
+    def __init__(self, channel: grpc.aio.Channel, token: str, *, auto: bool = False) -> None:
+        self.auto = auto
+        self._out: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
+        self.inbox: asyncio.Queue[pb.ServerMessage | grpc.aio.AioRpcError] = asyncio.Queue()
+        self.call = pb_grpc.PlayerServiceStub(channel).Play(
+            self._messages(), metadata=(("authorization", f"Bearer {token}"),)
+        )
+        self._reader = asyncio.create_task(self._read())
+
+    async def _messages(self) -> Any:
+        while (message := await self._out.get()) is not None:
+            yield message
+
+    async def _read(self) -> None:
+        try:
+            async for message in self.call:
+                if self.auto and message.WhichOneof("kind") == "action_request":
+                    self.act(message.action_request.request_id, pb.CHECK_CALL)
+                await self.inbox.put(message)
+        except grpc.aio.AioRpcError as exc:
+            await self.inbox.put(exc)
+
+    def send(self, **kind: Any) -> None:
+        self._out.put_nowait(pb.PlayerMessage(**kind))
+
+    def act(self, request_id: int, kind: int, amount: int = 0) -> None:
+        self.send(action=pb.Action(request_id=request_id, kind=kind, amount=amount))
+
+    async def next(self, kind: str, timeout: float = 15.0) -> Any:
+        """The next message of `kind` (others are skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            message = await asyncio.wait_for(self.inbox.get(), deadline - time.monotonic())
+            if isinstance(message, grpc.aio.AioRpcError):
+                return message if kind == "end" else pytest.fail(f"stream ended: {message}")
+            if message.WhichOneof("kind") == kind:
+                return getattr(message, kind)
+
+    async def drain(self, seconds: float) -> list[pb.ServerMessage]:
+        got: list[pb.ServerMessage] = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = await asyncio.wait_for(self.inbox.get(), left)
+            except TimeoutError:
+                break
+            if isinstance(message, pb.ServerMessage):
+                got.append(message)
+        return got
+
+    def close(self) -> None:
+        self._out.put_nowait(None)
+        self.call.cancel()
+        self._reader.cancel()
+
+
+async def status_of(call: Any) -> grpc.StatusCode:
+    try:
+        await call
+    except grpc.aio.AioRpcError as exc:
+        return exc.code()
+    return grpc.StatusCode.OK
+
+
+def test_credentials_bad_input_floods_time_limits_and_reconnects(server: Server) -> None:
+    """UNAUTHENTICATED / PERMISSION_DENIED for the wrong caller; malformed, oversized,
+    out-of-turn and other players' actions and floods get a clear status and change nothing;
+    a timeout puts the player Out until "I'm back" (OUT-1); a dropped stream leaves them Out
+    until they reconnect (OUT-3); a reconnect storm leaves one live stream; the server serves
+    on throughout."""
+
+    async def scenario() -> None:
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            operator = pb_grpc.OperatorServiceStub(channel)
+            players = pb_grpc.PlayerServiceStub(channel)
+            text = config("guard", max_per_table=2, starting_stack=10_000_000, action_seconds=1)
+            request = pb.CreateTournamentRequest(config_toml=text)
+            code = await status_of(operator.CreateTournament(request))
+            assert code == grpc.StatusCode.UNAUTHENTICATED
+            wrong = (("authorization", "Bearer not-the-operator-credential"),)
+            code = await status_of(operator.CreateTournament(request, metadata=wrong))
+            assert code == grpc.StatusCode.UNAUTHENTICATED
+            bad = pb.CreateTournamentRequest(config_toml="[tournament\\nname=")
+            code = await status_of(operator.CreateTournament(bad, metadata=OP))
+            assert code == grpc.StatusCode.INVALID_ARGUMENT
+            huge = pb.CreateTournamentRequest(config_toml="#" * 200_000)
+            code = await status_of(operator.CreateTournament(huge, metadata=OP))
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            tournament = await create(channel, text)
+            ref = pb.TournamentRef(tournament_id=tournament)
+            tokens = {}
+            for name in ("ann", "bob"):
+                reply = await players.Register(
+                    pb.RegisterRequest(tournament_id=tournament, player=name)
+                )
+                tokens[name] = reply.token
+            again = pb.RegisterRequest(tournament_id=tournament, player="ann")
+            assert await status_of(players.Register(again)) == grpc.StatusCode.FAILED_PRECONDITION
+            odd = pb.RegisterRequest(tournament_id=tournament, player="../etc")
+            assert await status_of(players.Register(odd)) == grpc.StatusCode.INVALID_ARGUMENT
+            as_ann = (("authorization", f"Bearer {tokens['ann']}"),)
+            code = await status_of(
+                operator.ListTournaments(pb.ListTournamentsRequest(), metadata=as_ann)
+            )
+            assert code == grpc.StatusCode.PERMISSION_DENIED
+            gateway_channel = grpc.aio.insecure_channel(server.gateway)
+            gateway = pb_grpc.TableGatewayStub(gateway_channel)
+            code = await status_of(
+                gateway.RequestAction(
+                    pb.SeatActionRequest(tournament_id=tournament), metadata=as_ann
+                )
+            )
+            assert code == grpc.StatusCode.PERMISSION_DENIED
+            await gateway_channel.close()
+            for token, expected in (
+                ("garbage-token", grpc.StatusCode.UNAUTHENTICATED),
+                (OPERATOR, grpc.StatusCode.PERMISSION_DENIED),
+            ):
+                intruder = RawPlayer(channel, token)
+                end = await intruder.next("end")
+                assert end.code() == expected
+                intruder.close()
+
+            ann, bob = RawPlayer(channel, tokens["ann"]), RawPlayer(channel, tokens["bob"])
+            await ann.next("welcome")
+            await bob.next("welcome")
+            ann.act(999_999, pb.CHECK_CALL)  # nothing asked yet
+            assert (await ann.next("error")).code == "FAILED_PRECONDITION"
+            await operator.StartTournament(ref, metadata=OP)
+
+            # The first request goes to one of them: the other may not answer it.
+            waits = {asyncio.create_task(p.next("action_request")): p for p in (ann, bob)}
+            done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            finished = next(iter(done))
+            prompt = finished.result()
+            asked = waits[finished]
+            other = bob if asked is ann else ann
+            other.act(prompt.request_id, pb.CHECK_CALL)
+            assert (await other.next("error")).code == "PERMISSION_DENIED"
+            legal = prompt.legal
+            asked.act(prompt.request_id, pb.RAISE_TO, (legal.max_raise_to or 10**9) + 1)
+            assert (await asked.next("error")).code == "INVALID_ARGUMENT"
+            for _ in range(60):  # a flood of nonsense
+                asked.act(prompt.request_id + 1000, pb.FOLD)
+            flood = [
+                m.error.code for m in await asked.drain(0.5) if m.WhichOneof("kind") == "error"
+            ]
+            assert "RESOURCE_EXHAUSTED" in flood
+            asked.act(prompt.request_id, pb.CHECK_CALL)  # the request still stands
+            accepted = await asked.next("action_accepted")
+            assert accepted.request_id == prompt.request_id
+
+            # OUT-1: the next request is left to time out.
+            other.auto = True
+            prompt = await asked.next("action_request")
+            status = await asked.next("status", timeout=5)
+            assert (status.out, status.reason) == (True, "timeout")
+            quiet = await asked.drain(2.0)  # Out: hands go on without asking
+            kinds = [m.WhichOneof("kind") for m in quiet]
+            assert "hand_result" in kinds and "action_request" not in kinds
+            asked.send(back=pb.Back())
+            assert (await asked.next("status")).reason == "back"
+            asked.auto = True
+            await asked.next("action_accepted", timeout=10)  # asked again, and answering
+
+            # OUT-3: a dropped stream; the other plays on; reconnecting brings the player in.
+            asked.close()
+            before = len(
+                [m for m in await other.drain(2.0) if m.WhichOneof("kind") == "hand_result"]
+            )
+            assert before > 0
+            name = "ann" if asked is ann else "bob"
+            storm = [RawPlayer(channel, tokens[name], auto=True) for _ in range(20)]
+            await asyncio.sleep(1.0)
+            last = storm[-1]
+            await last.next("welcome")
+            await last.next("action_accepted", timeout=10)
+            for older in storm[:-1]:
+                older.close()
+            await operator.CancelTournament(
+                pb.CancelRequest(tournament_id=tournament, reason="done"), metadata=OP
+            )
+            info = await operator.GetTournament(ref, metadata=OP)
+            assert info.state == "cancelled"
+            last.close()
+            other.close()
+
+    asyncio.run(scenario())
+    metrics = urlopen(f"http://{server.metrics}/metrics").read().decode()
+    assert 'mtt_grpc_requests_total{code="UNAUTHENTICATED",method="CreateTournament"}' in metrics
+    assert "mtt_action_timeouts_total 1.0" in metrics
+    assert 'mtt_action_roundtrip_seconds_bucket{le="0.05"}' in metrics
