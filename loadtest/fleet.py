@@ -50,6 +50,8 @@ length = 1000000
 blinds = [[50, 100, 0]]
 """
 BOTS_PER_CHANNEL = 100
+WARM_SHARE = 0.9
+WARMUP_LIMIT_SECONDS = 600.0
 REGISTER_CONCURRENCY = 32
 
 _KINDS = {
@@ -151,6 +153,7 @@ class BotPlayer:
         self._sent: dict[int, float] = {}
         self._outbox: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
         self.welcomed = asyncio.Event()
+        self.dealt = asyncio.Event()  # a first hand reached this bot: its table is dealing
         self.stopping = False
 
     async def _messages(self) -> AsyncIterator[pb.PlayerMessage]:
@@ -192,6 +195,7 @@ class BotPlayer:
             self.welcomed.set()
         elif kind == "hand_started":
             self._view.new_hand(message.hand_started)
+            self.dealt.set()
         elif kind == "action_request":
             self._act(message.action_request)
         elif kind == "action_accepted":
@@ -293,6 +297,14 @@ async def run_fleet(options: FleetOptions, *, say: Any = print) -> dict[str, Any
         await operator.StartTournament(
             pb.TournamentRef(tournament_id=tournament), metadata=credential
         )
+        # Tables start one Ray worker process each (about a CPU-second apiece): measure once
+        # nearly every bot's table deals, not while the cluster is still starting them.
+        warm = time.perf_counter()
+        while sum(p.dealt.is_set() for p in players) < WARM_SHARE * len(players):
+            if time.perf_counter() - warm > WARMUP_LIMIT_SECONDS:
+                break
+            await asyncio.sleep(0.5)
+        say(f"tables dealing after {time.perf_counter() - warm:.0f} s; measuring")
         stats.measuring = True
         started = time.perf_counter()
         await asyncio.sleep(options.duration)

@@ -47,11 +47,11 @@ class Connection:
 
     tournament: str
     player: str
+    refilled: float  # when the flood allowance was last topped up (the hub's clock)
     outbox: asyncio.Queue[pb.ServerMessage | None] = field(
         default_factory=lambda: asyncio.Queue(QUEUE_LIMIT)
     )
     tokens: float = BURST
-    refilled: float = field(default_factory=time.monotonic)
     closed: bool = False
 
     def send(self, message: pb.ServerMessage) -> None:
@@ -157,7 +157,7 @@ class PlayerHub:
         if old is not None:
             old.send(_problem(WrongState("replaced by a newer connection of the same player")))
             old.close()
-        connection = Connection(tournament, player)
+        connection = Connection(tournament, player, self._clock())
         state.connection = connection
         if state.out in (None, "not_connected", "disconnected"):  # OUT-2, OUT-3: back in
             state.out = None
