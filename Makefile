@@ -22,9 +22,11 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(VENV)/bin/mtt run examples/freezeout-1000.toml --out out/demo
 
-# Servers the tests start themselves (redis-server) come from the OS packages.
+# Servers the tests start themselves (redis-server) and openssl (the TLS test's certificate)
+# come from the OS packages.
 system:
 	@command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
+	@command -v openssl >/dev/null || (apt-get update -qq && apt-get install -y -qq openssl)
 
 test: lint system
 	$(PY) -m pytest -n 2 --dist loadgroup
