@@ -169,7 +169,8 @@ def check_hidden_information(player: str, record: Recorded, truth: dict[Any, Any
 
 def test_hidden_information_over_thousands_of_hands(server: Server) -> None:
     """Six connected players at two tables; every message each one received is checked
-    against the server-side hand histories (which alone hold every card and the decks)."""
+    against the server-side hand histories (which alone hold every card and the decks).
+    Halfway the operator pauses (twice: refused) and resumes; at the end cancels (CRASH-2)."""
     names = [f"hid{k}" for k in range(6)]
 
     async def play() -> tuple[str, dict[str, Recorded], FleetStats]:
@@ -186,6 +187,14 @@ def test_hidden_information_over_thousands_of_hands(server: Server) -> None:
             await operator.StartTournament(pb.TournamentRef(tournament_id=tournament), metadata=OP)
             stats.measuring = True
             deadline = time.monotonic() + 90
+            while len(stats.hands) < 1000 and time.monotonic() < deadline:
+                await asyncio.sleep(1)
+            ref = pb.TournamentRef(tournament_id=tournament)
+            assert (await operator.PauseTournament(ref, metadata=OP)).state == "paused"
+            assert await status_of(operator.PauseTournament(ref, metadata=OP)) == (
+                grpc.StatusCode.FAILED_PRECONDITION
+            )
+            assert (await operator.ResumeTournament(ref, metadata=OP)).state == "running"
             while len(stats.hands) < 2000 and time.monotonic() < deadline:
                 await asyncio.sleep(1)
             await operator.CancelTournament(
@@ -199,6 +208,9 @@ def test_hidden_information_over_thousands_of_hands(server: Server) -> None:
 
     tournament, records, stats = asyncio.run(play())
     assert stats.errors == 0, stats.problems
+    log = (server.data / tournament / "events.jsonl").read_text()
+    for kind in ("tournament_paused", "tournament_resumed", "tournament_cancelled"):
+        assert f'"type":"{kind}"' in log.replace(" ", "")
     truth = hand_truth(server.data / tournament / "hands")
     checked = sum(check_hidden_information(p, records[p], truth) for p in names)
     assert len(stats.hands) >= 1000, f"only {len(stats.hands)} hands in the time given"
