@@ -24,6 +24,7 @@ import ray
 from orchestrator.config import TournamentConfig
 from orchestrator.eventlog import EventLog
 from orchestrator.events import Event, NodeLost, SideEventStarted, TableOpened
+from orchestrator.metrics import OrchestratorTimings
 from orchestrator.tournament import HandReport, Step, TableDirective, Tournament
 
 if TYPE_CHECKING:
@@ -77,6 +78,8 @@ class Orchestrator:
         self._log.append(step.events, ts=now)
         # Wall and CPU time per report, bounded so nothing grows per hand.
         self._report_seconds: deque[tuple[float, float]] = deque(maxlen=100_000)
+        # (report, decision) wall seconds since the metrics exporter last asked; bounded too.
+        self._timings: deque[tuple[float, float]] = deque(maxlen=100_000)
 
     async def start(self, handle: Any) -> int:
         """Create the opening tables' actors and set them playing; returns how many."""
@@ -228,10 +231,11 @@ class Orchestrator:
         started, cpu_started = time.perf_counter(), time.thread_time()
         now = time.time()
         step = self._tournament.hand_finished(report, now=now, rng=self._rng)
+        decided = time.perf_counter()
         self._record(step.events, now)
-        self._report_seconds.append(
-            (time.perf_counter() - started, time.thread_time() - cpu_started)
-        )
+        handled = time.perf_counter()
+        self._report_seconds.append((handled - started, time.thread_time() - cpu_started))
+        self._timings.append((handled - started, decided - started))
         assert step.directive is not None
         return step.directive
 
@@ -295,6 +299,15 @@ class Orchestrator:
             for p, place in t.places.items()
         ]
         return playing + placed
+
+    async def timings_since_last_call(self) -> OrchestratorTimings:
+        """Report handling and decision seconds of the reports since the previous call
+        (the metrics exporter's; `orchestrator.metrics`)."""
+        timings, self._timings = self._timings, deque(maxlen=self._timings.maxlen)
+        return OrchestratorTimings(
+            report_seconds=tuple(r for r, _ in timings),
+            decision_seconds=tuple(d for _, d in timings),
+        )
 
     async def report_seconds(self) -> list[tuple[float, float]]:
         """(wall, CPU) seconds the core and the log took per hand report (`mtt bench`)."""

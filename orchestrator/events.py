@@ -18,6 +18,7 @@ __all__ = [
     "FinalTable",
     "HandFinished",
     "HandForHand",
+    "HandTiming",
     "HandVoided",
     "LedgerPosted",
     "LevelStarted",
@@ -118,6 +119,24 @@ class HandPlayer:
     end: int
 
 
+@dataclass(frozen=True, slots=True)
+class HandTiming:
+    """What a table measured while playing a hand; read by the metrics, never by decisions.
+    `seconds`: deck taken to report sent; `deck_wait_seconds`: waiting for that deck;
+    `fouled_decks`: decks refused as fouled since the table's previous report."""
+
+    seconds: float = 0.0
+    deck_wait_seconds: float = 0.0
+    fouled_decks: int = 0
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "seconds": round(self.seconds, 6),
+            "deck_wait_seconds": round(self.deck_wait_seconds, 6),
+            "fouled_decks": self.fouled_decks,
+        }
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HandFinished(Event):
     EVENT_TYPE: ClassVar[str] = "hand_finished"
@@ -125,6 +144,10 @@ class HandFinished(Event):
     hand: int
     button: int
     players: tuple[HandPlayer, ...]
+    # Added for metrics (DESIGN.md allows new fields): the table's HandTiming.
+    seconds: float = 0.0
+    deck_wait_seconds: float = 0.0
+    fouled_decks: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,11 +20,20 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import psutil
+from prometheus_client import CollectorRegistry, start_http_server
 
 from orchestrator.config import TournamentConfig
+from orchestrator.metrics import TournamentMetrics
 from orchestrator.tournament import Tournament
 
-__all__ = ["RunOptions", "RunSummary", "deck_service", "local_ray", "run_tournament"]
+__all__ = [
+    "MetricsEndpoint",
+    "RunOptions",
+    "RunSummary",
+    "deck_service",
+    "local_ray",
+    "run_tournament",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -37,6 +46,18 @@ class RunOptions:
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
     kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
+    metrics: MetricsEndpoint | None = None  # tournament metrics on HTTP /metrics
+    deck_metrics_port: int | None = None  # the deck service's own /metrics
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetricsEndpoint:
+    """Where `mtt run` serves the tournament's Prometheus metrics; `linger` keeps serving
+    that many seconds after the tournament ends, so a scrape sees its last values."""
+
+    port: int
+    host: str = "127.0.0.1"
+    linger: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,25 +70,13 @@ class RunSummary:
 
 
 @contextmanager
-def deck_service(store: str) -> Iterator[str]:
+def deck_service(store: str, *, metrics_port: int | None = None) -> Iterator[str]:
     """The deck service as a child process on a free 127.0.0.1 port; yields its address."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "rng_service",
-            "rng",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--store",
-            store,
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    command = [sys.executable, "-m", "rng_service", "rng", "serve", "--host", "127.0.0.1"]
+    command += ["--port", "0", "--store", store]
+    if metrics_port is not None:
+        command += ["--metrics-port", str(metrics_port)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
@@ -187,7 +196,12 @@ def run_tournament(
         if options.nodes > 1
         else local_ray(options.ray_address, logs=options.ray_logs)
     )
-    with deck_service(store) as deck_target, cluster_context as cluster:
+    exporter = _MetricsExporter(tournament_id, options.metrics)
+    with (
+        deck_service(store, metrics_port=options.deck_metrics_port) as deck_target,
+        cluster_context as cluster,
+        exporter,
+    ):
         started = time.time()
         settings = TableSettings(
             deck_target=deck_target,
@@ -218,16 +232,63 @@ def run_tournament(
                 killed = lost is not None
                 if lost is not None and progress is not None:
                     print(f"\nchaos drill: killed node {lost[:12]}", flush=True)
-            if progress is not None:
+            if progress is not None or exporter.enabled:
                 events = ray.get(orchestrator.events_since.remote(seen))
                 seen = events[-1]["seq"] if events else seen
+                exporter.update(orchestrator, events)
+            if progress is not None:
                 status = ray.get(orchestrator.status.remote())
                 progress(status | {"seconds": time.time() - started, "events": events})
         outcome = ray.get(done)
+        while exporter.enabled and (events := ray.get(orchestrator.events_since.remote(seen))):
+            seen = events[-1]["seq"]
+            exporter.update(orchestrator, events)
+        exporter.update(orchestrator, [])
         seconds = time.time() - started
         results, hands = outcome["results"], outcome["hands"]
         report_seconds = ray.get(orchestrator.report_seconds.remote())
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
+
+
+class _MetricsExporter:
+    """`mtt run --metrics-port`: the tournament's metrics (`orchestrator.metrics`) on HTTP,
+    fed from the events and the orchestrator's timings the run loop polls anyway."""
+
+    def __init__(self, tournament_id: str, endpoint: MetricsEndpoint | None) -> None:
+        self._tournament = tournament_id
+        self._endpoint = endpoint
+        self._registry = CollectorRegistry()
+        self._metrics = TournamentMetrics(self._registry)
+        self._server: Any = None
+
+    @property
+    def enabled(self) -> bool:
+        return self._endpoint is not None
+
+    def __enter__(self) -> _MetricsExporter:
+        if self._endpoint is not None:
+            self._server, self._thread = start_http_server(
+                self._endpoint.port, addr=self._endpoint.host, registry=self._registry
+            )
+        return self
+
+    def update(self, orchestrator: Any, events: list[dict[str, Any]]) -> None:
+        import ray
+
+        if self._endpoint is None:
+            return
+        self._metrics.follow(self._tournament, events)
+        timings = ray.get(orchestrator.timings_since_last_call.remote())
+        self._metrics.observe_timings(self._tournament, timings)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._server is None or self._endpoint is None:
+            return
+        if exc_info[0] is None:
+            time.sleep(self._endpoint.linger)
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
 
 
 class ProgressLine:

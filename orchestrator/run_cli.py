@@ -11,7 +11,7 @@ from pathlib import Path
 
 from orchestrator.config import load_config
 from orchestrator.errors import ConfigError, OrchestratorError
-from table_worker.cli import positive_int
+from table_worker.cli import port_number, positive_int
 
 
 def register(
@@ -41,6 +41,26 @@ def register(
         type=float,
         metavar="SECONDS",
         help="with --nodes: kill a worker node hosting tables after this many seconds",
+    )
+    run.add_argument(
+        "--metrics-port",
+        type=port_number,
+        help="serve the tournament's Prometheus /metrics on this port (0 = any free port)",
+    )
+    run.add_argument(
+        "--metrics-host", default="127.0.0.1", help="address for /metrics (%(default)s)"
+    )
+    run.add_argument(
+        "--metrics-linger",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep serving /metrics this long after the tournament ends (a last scrape)",
+    )
+    run.add_argument(
+        "--deck-metrics-port",
+        type=port_number,
+        help="the deck service started for the run serves its /metrics on this port",
     )
     run.set_defaults(handler=_run)
 
@@ -84,7 +104,7 @@ def register(
 
 
 def _run(args: argparse.Namespace) -> int:
-    from orchestrator.run import ProgressLine, RunOptions, run_tournament
+    from orchestrator.run import MetricsEndpoint, ProgressLine, RunOptions, run_tournament
 
     try:
         config = load_config(args.config)
@@ -98,6 +118,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.kill_node_after is not None and args.nodes < 2:
         print("mtt run: --kill-node-after needs --nodes 2 or more", file=sys.stderr)
         return 2
+    metrics = (
+        MetricsEndpoint(port=args.metrics_port, host=args.metrics_host, linger=args.metrics_linger)
+        if args.metrics_port is not None
+        else None
+    )
     options = RunOptions(
         out=args.out,
         seed=seed,
@@ -105,6 +130,8 @@ def _run(args: argparse.Namespace) -> int:
         ray_address=args.ray_address,
         nodes=args.nodes,
         kill_node_after=args.kill_node_after,
+        metrics=metrics,
+        deck_metrics_port=args.deck_metrics_port,
     )
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))

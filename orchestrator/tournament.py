@@ -34,6 +34,7 @@ from orchestrator.events import (
     HandFinished,
     HandForHand,
     HandPlayer,
+    HandTiming,
     HandVoided,
     LevelStarted,
     PhaseStarted,
@@ -125,6 +126,7 @@ class HandReport:
     hand: int
     button: int
     players: tuple[HandPlayer, ...]
+    timing: HandTiming = field(default_factory=HandTiming)  # measured by the table: metrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,7 +443,11 @@ class Tournament:
         # STEP 1: record the hand and the stacks it ended with.
         events.append(
             HandFinished(
-                table=table, hand=report.hand, button=report.button, players=report.players
+                table=table,
+                hand=report.hand,
+                button=report.button,
+                players=report.players,
+                **report.timing.fields(),
             )
         )
         self.hands += 1

@@ -21,7 +21,8 @@ from rng_service._proto import deck_pb2, deck_pb2_grpc
 from rng_service.dealer import Dealer
 from rng_service.errors import InvalidRequest, StoreError, StoreUnavailable
 from rng_service.serving import MetricsEndpoint, run_until_signal
-from rng_service.store import DeckStore
+from rng_service.store import DeckStore, RedisDeckStore
+from rng_service.store.metered import MeteredDeckStore, StoreMetrics
 
 __all__ = ["MAX_COUNT", "MAX_ID_BYTES", "MAX_REQUEST_BYTES", "DeckServer", "serve", "validate"]
 
@@ -63,6 +64,7 @@ class Metrics:
     invalid_requests: Counter
     random_bytes: Counter
     draw_seconds: Histogram
+    store: StoreMetrics
 
     @classmethod
     def create(cls) -> Metrics:
@@ -92,6 +94,7 @@ class Metrics:
                 buckets=(0.001, 0.0025, 0.005, DRAW_OBJECTIVE_SECONDS, 0.025, 0.05, 0.1, 0.5, 1.0),
                 registry=reg,
             ),
+            store=StoreMetrics(reg),
         )
 
 
@@ -186,7 +189,9 @@ class DeckServer:
     ) -> None:
         self.metrics = Metrics.create()
         self._store = store
-        self._servicer = DeckServicer(store, self.metrics)
+        backend = "redis" if isinstance(store, RedisDeckStore) else "sqlite"
+        metered = MeteredDeckStore(store, self.metrics.store, backend=backend)
+        self._servicer = DeckServicer(metered, self.metrics)
         self._health = health.aio.HealthServicer()
         self._server = grpc.aio.server(
             options=[("grpc.max_receive_message_length", TRANSPORT_MAX_RECEIVE)]

@@ -15,7 +15,7 @@ from typing import Any
 
 import ray
 
-from orchestrator.events import HandPlayer
+from orchestrator.events import HandPlayer, HandTiming
 from orchestrator.tournament import HandReport, NextHand, TableDirective
 from rng_service.client import BlockingDeckClient
 from table_worker.bots import Bot, SittingOut, make_bot
@@ -58,6 +58,7 @@ class Table:
         self._policies = policies
         self._seed = seed
         self._bots: dict[str, Bot] = {}
+        self._fouled_reported = 0
         # Every seat is a remote player when the tournament came through the front door.
         self._remote = (
             None
@@ -88,7 +89,9 @@ class Table:
         return str(ray.get_runtime_context().get_node_id())
 
     def play(self, spec: NextHand) -> HandReport:
+        started = time.perf_counter()
         served = self._decks.next_deck()
+        deck_wait = time.perf_counter() - started
         hand = Hand(spec.hand_setup(), served.cards)
         names = {seat: player for seat, player, _ in spec.seats}
         bots = {
@@ -112,6 +115,10 @@ class Table:
         self._history.flush()
         self.hands_played += 1
         finishing = hand.finishing_stacks()
+        fouled, self._fouled_reported = (
+            self._decks.fouled - self._fouled_reported,
+            self._decks.fouled,
+        )
         return HandReport(
             table=self.table,
             hand=spec.hand,
@@ -119,6 +126,11 @@ class Table:
             players=tuple(
                 HandPlayer(player, seat, stack, finishing[seat])
                 for seat, player, stack in spec.seats
+            ),
+            timing=HandTiming(
+                seconds=time.perf_counter() - started,
+                deck_wait_seconds=deck_wait,
+                fouled_decks=fouled,
             ),
         )
 

@@ -26,6 +26,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def port_number(text: str) -> int:
+    """argparse type: a TCP port, 0..65535 (0: any free port)."""
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535, not {text}")
+    return value
+
+
 def _table_size(text: str) -> int:
     value = int(text)
     if not 2 <= value <= 10:

@@ -11,6 +11,7 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import CollectorRegistry
 
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
@@ -43,7 +44,7 @@ def certificate(tmp_path: Path) -> TlsFiles:
 def server_on(tmp_path: Path, tls: TlsFiles | None) -> FrontDoorServer:
     store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
 
-    def desk(hub: PlayerHub, gateway: str, secret: str) -> Desk:
+    def desk(hub: PlayerHub, gateway: str, secret: str, registry: CollectorRegistry) -> Desk:
         settings = DeskSettings(
             data_dir=tmp_path, deck_target="-", gateway_target=gateway, gateway_secret=secret
         )

@@ -26,10 +26,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     serve.add_argument("--port", type=int, default=50051, help="gRPC port (0 = any free port)")
     serve.add_argument(
-        "--gateway-port",
-        type=int,
-        default=0,
-        help="port of the table actors' gateway, on 127.0.0.1 (default: any free port)",
+        "--gateway-host",
+        default="127.0.0.1",
+        help="address the table actors' gateway listens on (127.0.0.1; on a cluster the pod's)",
+    )
+    serve.add_argument(
+        "--gateway-port", type=int, default=0, help="the gateway's port (0 = any free port)"
+    )
+    serve.add_argument(
+        "--gateway-advertise",
+        default=None,
+        help="the host the table actors dial for the gateway (default: --gateway-host)",
     )
     serve.add_argument("--metrics-port", type=int, default=None, help="Prometheus /metrics port")
     serve.add_argument(
@@ -58,12 +65,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from prometheus_client import CollectorRegistry
+
     from orchestrator.errors import StoreError
     from orchestrator.frontdoor.auth import load_operator_credential
     from orchestrator.frontdoor.desk import Desk, DeskSettings
     from orchestrator.frontdoor.errors import FrontDoorError, InvalidRequest
     from orchestrator.frontdoor.hub import PlayerHub
     from orchestrator.frontdoor.server import FrontDoorServer, TlsFiles
+    from orchestrator.metrics import TournamentMetrics
     from orchestrator.run import deck_service, local_ray
     from orchestrator.store import open_store
     from rng_service.serving import run_until_signal
@@ -86,7 +96,7 @@ def _serve(args: argparse.Namespace) -> int:
         deck_target = args.deck_target or stack.enter_context(deck_service(args.store))
         stack.enter_context(local_ray(args.ray_address, namespace=RAY_NAMESPACE))
 
-        def desk(hub: PlayerHub, gateway: str, secret: str) -> Desk:
+        def desk(hub: PlayerHub, gateway: str, secret: str, registry: CollectorRegistry) -> Desk:
             settings = DeskSettings(
                 data_dir=args.data_dir.resolve(),
                 deck_target=deck_target,
@@ -94,7 +104,7 @@ def _serve(args: argparse.Namespace) -> int:
                 gateway_secret=secret,
                 seed=args.seed,
             )
-            return Desk(store, hub, settings)
+            return Desk(store, hub, settings, metrics=TournamentMetrics(registry))
 
         async def run() -> None:
             server = FrontDoorServer(
@@ -102,7 +112,9 @@ def _serve(args: argparse.Namespace) -> int:
                 operator_credential=credential,
                 host=args.host,
                 port=args.port,
+                gateway_host=args.gateway_host,
                 gateway_port=args.gateway_port,
+                gateway_advertise=args.gateway_advertise,
                 metrics_port=args.metrics_port,
                 tls=tls,
             )
@@ -113,7 +125,7 @@ def _serve(args: argparse.Namespace) -> int:
                 f", metrics on {args.host}:{server.metrics_bound}" if server.metrics_bound else ""
             )
             print(
-                f"front door on {server.target} (gateway 127.0.0.1:{server.gateway_port}, "
+                f"front door on {server.target} (gateway {server.gateway_target}, "
                 f"decks {deck_target}, store {args.store}{metrics})",
                 flush=True,
             )

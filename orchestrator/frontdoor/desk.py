@@ -40,6 +40,7 @@ from orchestrator.frontdoor.errors import (
 )
 from orchestrator.frontdoor.hub import PlayerHub
 from orchestrator.ledger import Ledger
+from orchestrator.metrics import TournamentMetrics
 from orchestrator.registration import (
     Rankings,
     Registration,
@@ -107,8 +108,10 @@ class Desk:
         hub: PlayerHub,
         settings: DeskSettings,
         *,
+        metrics: TournamentMetrics | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        self._metrics = metrics
         self._store = store
         self._hub = hub
         self._settings = settings
@@ -445,7 +448,8 @@ class Desk:
         entry.follower = asyncio.get_running_loop().create_task(self._follow_events(entry))
 
     async def _follow_events(self, entry: Entry) -> None:
-        """Copy the orchestrator's event log here for watchers, tell players their places."""
+        """Copy the orchestrator's event log here for watchers, tell players their places,
+        feed the tournament metrics."""
         seen = entry.events[-1]["seq"] if entry.events else 0
         while True:
             fresh: list[dict[str, Any]] = await entry.orchestrator.events_since.remote(seen)
@@ -458,6 +462,10 @@ class Desk:
                     entry.state = "finished"
                 elif kind == "tournament_cancelled":
                     entry.state = "cancelled"
+            if self._metrics is not None:  # the tournament metrics (orchestrator.metrics)
+                self._metrics.follow(entry.tournament_id, fresh)
+                timings = await entry.orchestrator.timings_since_last_call.remote()
+                self._metrics.observe_timings(entry.tournament_id, timings)
             if fresh:
                 seen = fresh[-1]["seq"]
                 entry.events += fresh

@@ -430,18 +430,21 @@ class TlsFiles:
 
 
 class FrontDoorServer:
-    """The public server (`host:port`), the tables' gateway (`gateway_host:gateway_port`) and
-    `/metrics` (`metrics_port`, None = none); 0 = any free port."""
+    """The public server (`host:port`), the tables' gateway (`gateway_host:gateway_port`,
+    dialled by the tables at `gateway_advertise` when given) and `/metrics` (`metrics_port`,
+    None = none; the front door's own metrics and the tournament metrics); 0 = any free port.
+    `desk_factory(hub, gateway_target, table_secret, registry)` builds the desk."""
 
     def __init__(
         self,
-        desk_factory: Callable[[PlayerHub, str, str], Desk],
+        desk_factory: Callable[[PlayerHub, str, str, CollectorRegistry], Desk],
         *,
         operator_credential: str,
         host: str = "127.0.0.1",
         port: int = 0,
         gateway_host: str = "127.0.0.1",
         gateway_port: int = 0,
+        gateway_advertise: str | None = None,
         metrics_port: int | None = None,
         tls: TlsFiles | None = None,
     ) -> None:
@@ -468,7 +471,9 @@ class FrontDoorServer:
         self.gateway_port = self._gateway.add_insecure_port(f"{gateway_host}:{gateway_port}")
         self._host = host
         table_secret = new_secret()
-        self.desk = desk_factory(self.hub, f"{gateway_host}:{self.gateway_port}", table_secret)
+        # Where the table actors dial: the bind address, unless it is a wildcard on a cluster.
+        self.gateway_target = f"{gateway_advertise or gateway_host}:{self.gateway_port}"
+        self.desk = desk_factory(self.hub, self.gateway_target, table_secret, m.registry)
         auth = _Auth(self.desk, operator_credential, table_secret)
         pb_grpc.add_OperatorServiceServicer_to_server(
             OperatorServicer(self.desk, self.hub, auth), self._server

@@ -11,10 +11,11 @@ from urllib.parse import urlsplit
 
 from orchestrator.errors import BadStoreUrl
 from orchestrator.store.base import Store
+from orchestrator.store.metered import MeteredStore
 from orchestrator.store.redis_store import RedisDurability, RedisStore
 from orchestrator.store.sqlite_store import SqliteStore
 
-__all__ = ["RedisDurability", "RedisStore", "SqliteStore", "Store", "open_store"]
+__all__ = ["MeteredStore", "RedisDurability", "RedisStore", "SqliteStore", "Store", "open_store"]
 
 _SQLITE_PREFIX = "sqlite:///"
 

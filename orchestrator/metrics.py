@@ -1,0 +1,196 @@
+"""Tournament metrics for Prometheus, fed by the event stream (DESIGN.md "Metrics").
+
+`TournamentMetrics` follows event dicts as `Orchestrator.events_since(seq)` returns them (and
+as events.jsonl holds them) and keeps prometheus-client metrics on the registry it is given,
+one `tournament` label per tournament, so one process can follow several. Nothing here reads
+Ray or a clock: the process that follows the stream (`mtt run --metrics-port`, `mtt serve`)
+feeds it events and the orchestrator's own timings (`Orchestrator.timings_since_last_call`).
+
+    registry = CollectorRegistry()
+    metrics = TournamentMetrics(registry)
+    metrics.follow("t1", events)            # any number of times, in seq order
+    metrics.observe_timings("t1", timings)  # report handling and decision seconds
+
+Every histogram of a latency has a bucket at its objective (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+__all__ = [
+    "HAND_REPORT_OBJECTIVE_SECONDS",
+    "OrchestratorTimings",
+    "TournamentMetrics",
+]
+
+# docs/BENCHMARKS.md: "p99 report handling under 2 ms" (the orchestrator's work per report).
+HAND_REPORT_OBJECTIVE_SECONDS = 0.002
+_FAST_BUCKETS = (0.0002, 0.0005, 0.001, HAND_REPORT_OBJECTIVE_SECONDS, 0.005, 0.01, 0.05, 0.25, 1.0)
+# A bot hand takes milliseconds, a human hand a minute or two.
+_HAND_BUCKETS = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0)
+# A table takes its deck from a prefetched buffer: waiting over 10 ms means the buffer ran dry.
+DECK_WAIT_OBJECTIVE_SECONDS = 0.010
+_DECK_WAIT_BUCKETS = (0.0001, 0.001, DECK_WAIT_OBJECTIVE_SECONDS, 0.05, 0.25, 1.0, 5.0, 30.0)
+
+
+@dataclass(frozen=True, slots=True)
+class OrchestratorTimings:
+    """What only the orchestrator actor sees, per hand report since the last call: the
+    whole handling (core decision plus the write-ahead log append) and the core's decision
+    alone (places, balancing, table closing: `Tournament.hand_finished`)."""
+
+    report_seconds: tuple[float, ...] = ()
+    decision_seconds: tuple[float, ...] = ()
+
+
+@dataclass(slots=True)
+class _Followed:
+    """What the gauges need to remember of one tournament's stream."""
+
+    seq: int = 0
+    players: set[str] = field(default_factory=set)
+    tables: set[int] = field(default_factory=set)
+    pending_moves: dict[str, int] = field(default_factory=dict)  # player -> target table
+
+
+class TournamentMetrics:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        t = ("tournament",)
+        self.hands = Counter("mtt_hands_total", "Hands dealt and reported", t, registry=registry)
+        self.hand_seconds = Histogram(
+            "mtt_hand_duration_seconds",
+            "Time a table took to play a hand (deck taken to report sent)",
+            t,
+            buckets=_HAND_BUCKETS,
+            registry=registry,
+        )
+        self.deck_wait = Histogram(
+            "mtt_table_deck_wait_seconds",
+            "Time a table waited for its next deck from its prefetch buffer",
+            t,
+            buckets=_DECK_WAIT_BUCKETS,
+            registry=registry,
+        )
+        self.fouled = Counter(
+            "mtt_fouled_decks_total",
+            "Decks the tables refused as fouled (not 52 distinct cards, or commitment mismatch)",
+            t,
+            registry=registry,
+        )
+        self.players = Gauge("mtt_players_remaining", "Players still in", t, registry=registry)
+        self.tables = Gauge("mtt_tables_open", "Tables open", t, registry=registry)
+        self.level = Gauge("mtt_level", "Current blind level", t, registry=registry)
+        self.big_blind = Gauge("mtt_big_blind", "Current big blind (chips)", t, registry=registry)
+        self.levels = Counter("mtt_levels_total", "Blind levels started", t, registry=registry)
+        self.moves = Counter(
+            "mtt_player_moves_total",
+            "Players moved between tables, by reason (balance, close)",
+            ("tournament", "reason"),
+            registry=registry,
+        )
+        self.pending = Gauge(
+            "mtt_player_moves_pending",
+            "Players moved but not yet seen playing at their new table",
+            t,
+            registry=registry,
+        )
+        self.eliminations = Counter(
+            "mtt_eliminations_total", "Players eliminated", t, registry=registry
+        )
+        self.voided = Counter("mtt_hands_voided_total", "Hands voided", t, registry=registry)
+        self.restarts = Counter(
+            "mtt_table_restarts_total", "Table actors restarted", t, registry=registry
+        )
+        self.node_losses = Counter(
+            "mtt_node_losses_total", "Ray nodes lost while hosting tables", t, registry=registry
+        )
+        self.finished = Gauge(
+            "mtt_tournament_finished", "1 once the tournament has a winner", t, registry=registry
+        )
+        self.events = Counter(
+            "mtt_events_total", "Events logged, by type", ("tournament", "type"), registry=registry
+        )
+        self.report_seconds = Histogram(
+            "mtt_hand_report_seconds",
+            "Orchestrator time to handle one hand report (decision and write-ahead log)",
+            t,
+            buckets=_FAST_BUCKETS,
+            registry=registry,
+        )
+        self.decision_seconds = Histogram(
+            "mtt_balancing_decision_seconds",
+            "Core decision time per hand report: places, balancing, table closing",
+            t,
+            buckets=_FAST_BUCKETS,
+            registry=registry,
+        )
+        self._followed: dict[str, _Followed] = {}
+
+    def follow(self, tournament: str, events: Iterable[Mapping[str, Any]]) -> None:
+        """Update the metrics with the tournament's next events; an event already seen (seq
+        at or below the last one followed) is skipped, so overlapping polls count once."""
+        state = self._followed.setdefault(tournament, _Followed())
+        for event in events:
+            seq = int(event["seq"])
+            if seq <= state.seq:
+                continue
+            state.seq = seq
+            self._apply(tournament, state, event)
+        self.players.labels(tournament).set(len(state.players))
+        self.tables.labels(tournament).set(len(state.tables))
+        self.pending.labels(tournament).set(len(state.pending_moves))
+
+    def _apply(self, tournament: str, state: _Followed, event: Mapping[str, Any]) -> None:
+        kind = event["type"]
+        self.events.labels(tournament, kind).inc()
+        if kind == "hand_finished":
+            self.hands.labels(tournament).inc()
+            # Fields added for metrics (absent from logs written before them).
+            if "seconds" in event:
+                self.hand_seconds.labels(tournament).observe(event["seconds"])
+            if "deck_wait_seconds" in event:
+                self.deck_wait.labels(tournament).observe(event["deck_wait_seconds"])
+            self.fouled.labels(tournament).inc(event.get("fouled_decks", 0))
+            table = event["table"]
+            for player in event["players"]:
+                if state.pending_moves.get(player["player"]) == table:
+                    del state.pending_moves[player["player"]]
+        elif kind in ("player_seated", "player_reentered"):
+            state.players.add(event["player"])
+        elif kind in ("player_eliminated", "player_disqualified"):
+            state.players.discard(event["player"])
+            state.pending_moves.pop(event["player"], None)
+            if kind == "player_eliminated":
+                self.eliminations.labels(tournament).inc()
+        elif kind == "table_opened":
+            state.tables.add(event["table"])
+        elif kind == "table_closed":
+            state.tables.discard(event["table"])
+        elif kind == "player_moved":
+            self.moves.labels(tournament, event["reason"]).inc()
+            state.pending_moves[event["player"]] = event["to_table"]
+        elif kind == "level_started":
+            self.levels.labels(tournament).inc()
+            self.level.labels(tournament).set(event["level"])
+            self.big_blind.labels(tournament).set(event["big_blind"])
+        elif kind == "hand_voided":
+            self.voided.labels(tournament).inc()
+        elif kind == "table_restarted":
+            self.restarts.labels(tournament).inc()
+        elif kind == "node_lost":
+            self.node_losses.labels(tournament).inc()
+        elif kind == "tournament_finished":
+            self.finished.labels(tournament).set(1)
+            state.tables.clear()
+            state.pending_moves.clear()
+
+    def observe_timings(self, tournament: str, timings: OrchestratorTimings) -> None:
+        for seconds in timings.report_seconds:
+            self.report_seconds.labels(tournament).observe(seconds)
+        for seconds in timings.decision_seconds:
+            self.decision_seconds.labels(tournament).observe(seconds)
