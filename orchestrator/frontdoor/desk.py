@@ -216,7 +216,12 @@ class Desk:
         self._persist(entry, {"type": "started", "players": players})
         entry.seated = tuple(players)
         entry.state = "running"
-        entry.orchestrator = await self._launch(entry, players)
+        try:
+            entry.orchestrator = await self._launch(entry, players)
+        except Exception as exc:  # Ray refused: say so, keep serving the rest
+            entry.state = "lost"
+            log.exception("%s: the orchestrator did not start", tournament_id)
+            raise NotAvailable(f"the tournament could not start on Ray: {exc}") from exc
         self._follow(entry)
         return entry
 
