@@ -410,11 +410,7 @@ class Desk:
         import ray
 
         try:
-            call = getattr(entry.orchestrator, method)
-        except AttributeError as exc:
-            raise NotAvailable(f"this orchestrator cannot {method} yet") from exc
-        try:
-            await call.remote(*args)
+            await getattr(entry.orchestrator, method).remote(*args)
         except ray.exceptions.RayTaskError as exc:
             raise WrongState(f"{method} refused: {exc.cause}") from exc
 

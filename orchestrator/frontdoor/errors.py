@@ -13,7 +13,8 @@ Hierarchy::
     ├── WrongState              not now: starting a running tournament, acting out of turn
     │                           (FAILED_PRECONDITION)
     ├── RateLimited             too many messages too fast (RESOURCE_EXHAUSTED)
-    └── NotAvailable            a part the front door needs is not there (UNIMPLEMENTED)
+    └── NotAvailable            a part the front door needs is down: the store, Ray
+                                (UNAVAILABLE)
 
 Errors of the orchestrator's core (ConfigError, RegistrationError, LedgerError) and of the
 store are translated into these at the desk's boundary.
@@ -64,4 +65,4 @@ class RateLimited(FrontDoorError):
 
 
 class NotAvailable(FrontDoorError):
-    code = grpc.StatusCode.UNIMPLEMENTED
+    code = grpc.StatusCode.UNAVAILABLE
