@@ -411,8 +411,10 @@ class Desk:
 
         try:
             await getattr(entry.orchestrator, method).remote(*args)
-        except ray.exceptions.RayTaskError as exc:
+        except ray.exceptions.RayTaskError as exc:  # the core refused (e.g. already paused)
             raise WrongState(f"{method} refused: {exc.cause}") from exc
+        except ray.exceptions.RayError as exc:
+            raise NotAvailable(f"the tournament's orchestrator is unreachable: {exc}") from exc
 
     async def _launch(self, entry: Entry, players: list[str]) -> Any:
         from orchestrator.actor import OrchestratorActor, TableSettings
