@@ -229,9 +229,7 @@ class PlayerHub:
         pending = state.pending
         if pending is None or pending.request_id != action.request_id:
             raise WrongState(f"not your turn (no pending request {action.request_id})")
-        if state.out is not None:
-            raise WrongState(f"you are Out ({state.out}): send back first")
-        check_action(action, pending.legal)
+        check_action(action, pending.legal)  # (an Out player has no pending request)
         self._on_roundtrip(self._clock() - pending.sent_at)
         self._finish(state, pb.SeatActionReply(kind=action.kind, amount=action.amount))
         assert state.connection is not None
