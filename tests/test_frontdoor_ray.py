@@ -275,6 +275,11 @@ def test_registration_start_play_watch_and_standings_end_to_end(server: Server) 
     assert {p["player"]: p["place"] for p in results["places"]} == places
     for name in names:  # each connected player heard their own place
         assert [f.place for f in records[name].of("finished")] == [places[name]]
+    moves = [e for e in events if e["type"] == "player_moved" and e["player"] in names]
+    assert moves  # tables of 3 close and balance as players bust
+    for move in moves:  # ...and a moved player is told, with their new table and seat
+        told = [(m.to_table, m.seat) for m in records[move["player"]].of("moved")]
+        assert (move["to_table"], move["to_seat"]) in told
     absent_seats = 0
     results_seen = {(r.table, r.hand): r for n in names for r in records[n].of("hand_result")}
     for result in results_seen.values():  # OUT-2: the absent player never acts
