@@ -147,6 +147,8 @@ def test_a_newer_stream_replaces_the_older_one() -> None:
         streams = [hub.connect(T, "ann") for _ in range(30)]  # a reconnect storm
         assert all(s.closed for s in streams[:-1]) and not streams[-1].closed
         assert hub.connected(T) == 1
+        told = [m.error.code for m in drained(streams[0]) if m.HasField("error")]
+        assert told == ["FAILED_PRECONDITION"]  # "replaced by a newer connection"
         hub.disconnect(streams[0])  # the end of an old stream changes nothing
         assert hub.is_out(T, "ann") is None
 
@@ -229,3 +231,22 @@ def test_check_action_follows_the_legal_actions(
     else:
         with pytest.raises(InvalidRequest):
             check_action(action, legal)
+
+
+def test_a_request_stands_on_the_stream_that_replaces_the_one_asked() -> None:
+    async def go() -> None:
+        hub = PlayerHub()
+        hub.add(T, "ann")
+        first = hub.connect(T, "ann")
+        task = await ask(hub, 5.0)
+        asked = prompt_of(first)
+        second = hub.connect(T, "ann")  # before answering: a new stream
+        again = prompt_of(second)
+        assert again.request_id == asked.request_id
+        hub.receive(
+            second,
+            pb.PlayerMessage(action=pb.Action(request_id=again.request_id, kind=pb.CHECK_CALL)),
+        )
+        assert (await task).kind == pb.CHECK_CALL
+
+    asyncio.run(go())

@@ -302,6 +302,7 @@ class RawPlayer:
         self.auto = auto
         self._out: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
         self.inbox: asyncio.Queue[pb.ServerMessage | grpc.aio.AioRpcError] = asyncio.Queue()
+        self.ended = asyncio.Event()  # the server ended the stream (or it failed)
         self.call = pb_grpc.PlayerServiceStub(channel).Play(
             self._messages(), metadata=(("authorization", f"Bearer {token}"),)
         )
@@ -319,6 +320,8 @@ class RawPlayer:
                 await self.inbox.put(message)
         except grpc.aio.AioRpcError as exc:
             await self.inbox.put(exc)
+        finally:
+            self.ended.set()
 
     def send(self, **kind: Any) -> None:
         self._out.put_nowait(pb.PlayerMessage(**kind))
@@ -473,12 +476,12 @@ def test_credentials_bad_input_floods_time_limits_and_reconnects(server: Server)
             assert before > 0
             name = "ann" if asked is ann else "bob"
             storm = [RawPlayer(channel, tokens[name], auto=True) for _ in range(20)]
-            await asyncio.sleep(1.0)
-            last = storm[-1]
-            await last.next("welcome")
+            await asyncio.sleep(2.0)
+            (last,) = [p for p in storm if not p.ended.is_set()]  # each replaced the one before
             await last.next("action_accepted", timeout=10)
-            for older in storm[:-1]:
-                older.close()
+            for older in storm:
+                if older is not last:
+                    older.close()
             await operator.CancelTournament(
                 pb.CancelRequest(tournament_id=tournament, reason="done"), metadata=OP
             )

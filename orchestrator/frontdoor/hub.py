@@ -64,10 +64,12 @@ class Connection:
             self.close()
 
     def close(self) -> None:
+        """End the stream once what is queued has been sent (all dropped if it overflowed)."""
         if not self.closed:
             self.closed = True
-            while not self.outbox.empty():
-                self.outbox.get_nowait()
+            if self.outbox.full():
+                while not self.outbox.empty():
+                    self.outbox.get_nowait()
             self.outbox.put_nowait(None)
 
     def take_token(self, now: float) -> bool:
@@ -82,10 +84,10 @@ class Connection:
 @dataclass(eq=False)
 class _Pending:
     request_id: int
-    seat: int
     legal: pb.Legal
     sent_at: float
     answer: asyncio.Future[pb.SeatActionReply]
+    prompt: pb.ServerMessage  # sent again to a stream that replaces the one asked
 
 
 @dataclass(eq=False)
@@ -166,6 +168,8 @@ class PlayerHub:
                 status=pb.OutStatus(out=state.out is not None, reason=state.out or "connected")
             )
         )
+        if state.pending is not None:  # the request still stands, on the new stream
+            connection.send(state.pending.prompt)
         self._count()
         return connection
 
@@ -280,29 +284,23 @@ class PlayerHub:
             return pb.SeatActionReply()
         self._release(state)  # a table asks again only after the last answer
         request_id = next(self._ids)
-        pending = _Pending(
-            request_id,
-            request.seat,
-            request.legal,
-            self._clock(),
-            asyncio.get_running_loop().create_future(),
-        )
-        state.pending = pending
-        self._requests[request_id] = key
-        state.connection.send(
-            pb.ServerMessage(
-                action_request=pb.ActionPrompt(
-                    request_id=request_id,
-                    table=request.table,
-                    hand=request.hand,
-                    seat=request.seat,
-                    state=request.state,
-                    legal=request.legal,
-                    deadline_unix_ms=int((time.time() + seconds) * 1000),
-                    seconds=seconds,
-                )
+        prompt = pb.ServerMessage(
+            action_request=pb.ActionPrompt(
+                request_id=request_id,
+                table=request.table,
+                hand=request.hand,
+                seat=request.seat,
+                state=request.state,
+                legal=request.legal,
+                deadline_unix_ms=int((time.time() + seconds) * 1000),
+                seconds=seconds,
             )
         )
+        loop = asyncio.get_running_loop()
+        pending = _Pending(request_id, request.legal, self._clock(), loop.create_future(), prompt)
+        state.pending = pending
+        self._requests[request_id] = key
+        state.connection.send(prompt)
         try:
             return await asyncio.wait_for(asyncio.shield(pending.answer), seconds)
         except TimeoutError:
