@@ -6,8 +6,13 @@ Hierarchy::
     ├── ConfigError                    a tournament config that cannot run: unknown keys,
     │                                  impossible values (orchestrator.config)
     ├── UnreadableRun                  a run's files that `mtt replay` cannot read (file, line)
+    ├── RecoveryError                  a restarted orchestrator cannot rebuild the tournament
+    │                                  from its log: replaying it decides something else (names
+    │                                  the seq), or the log cannot be made whole again
     ├── ReportError                    a table's hand report that does not match the hand it
     │                                  was dealt, or comes from a table that is not open
+    ├── UiServerError                  the live view (orchestrator.ui) cannot listen: the port
+    │                                  is taken or the address is not this machine's
     ├── TournamentStateError           an operator command the tournament's state refuses:
     │                                  pausing a paused or ended one, resuming one not paused,
     │                                  cancelling one already finished or cancelled
@@ -66,6 +71,8 @@ Hierarchy::
     │                                  and the seq (a bug or a hand-edited store)
     ├── LogConflict                    an append refused: a seq already there, or not the next
     │                                  one (a gap); the log is unchanged
+    ├── LeaseLost                      another orchestrator holds the tournament's lease: this
+    │                                  one must take no further decision
     ├── TournamentExists               registering a tournament twice
     └── UnknownTournament              meta of a tournament never registered (also a LookupError)
 
@@ -89,6 +96,7 @@ __all__ = [
     "InvalidReportError",
     "InvalidSanctionError",
     "InvalidSeatingError",
+    "LeaseLost",
     "LedgerError",
     "LedgerInvariantError",
     "LogConflict",
@@ -97,6 +105,7 @@ __all__ = [
     "NotRegisteredError",
     "OrchestratorError",
     "PlayerEliminatedError",
+    "RecoveryError",
     "ReentryError",
     "RegistrationClosedError",
     "RegistrationError",
@@ -110,6 +119,7 @@ __all__ = [
     "TournamentExists",
     "TournamentFullError",
     "TournamentStateError",
+    "UiServerError",
     "UnknownAccountError",
     "UnknownEntrantError",
     "UnknownPlayerError",
@@ -154,6 +164,10 @@ class ConfigError(OrchestratorError, ValueError):
 
 class ReportError(OrchestratorError):
     """A hand report the core refuses; the tournament state is unchanged."""
+
+
+class UiServerError(OrchestratorError):
+    """The live view's web server could not start."""
 
 
 class TournamentStateError(OrchestratorError):
@@ -284,6 +298,10 @@ class LogConflict(StoreError):
         self.first_seq = first_seq
 
 
+class LeaseLost(StoreError):
+    """Another orchestrator holds (or took) the tournament's ownership lease."""
+
+
 class TournamentExists(StoreError):
     """The tournament is already registered in the store."""
 
@@ -295,3 +313,9 @@ class UnknownTournament(StoreError, LookupError):
 class UnreadableRun(OrchestratorError):
     """`mtt replay`: a run's file is missing or cannot be parsed; the message names the file
     and line."""
+
+
+class RecoveryError(OrchestratorError):
+    """The tournament cannot be rebuilt from its log: replaying a step decided something other
+    than what the log holds (the message names the seq), or the store lost records this
+    orchestrator no longer has."""

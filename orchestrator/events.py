@@ -44,6 +44,7 @@ __all__ = [
     "SideEventStarted",
     "TableClosed",
     "TableOpened",
+    "TablePolled",
     "TableRestarted",
     "TournamentCancelled",
     "TournamentFinished",
@@ -202,6 +203,16 @@ class TableRestarted(Event):
     EVENT_TYPE: ClassVar[str] = "table_restarted"
     table: int
     node: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TablePolled(Event):
+    """A waiting table asked again and the answer changed the tournament (a hand dealt, the
+    floor's decision taken at its idle boundary). Logged so a restarted orchestrator replays
+    exactly the polls that mattered; the others change nothing."""
+
+    EVENT_TYPE: ClassVar[str] = "table_polled"
+    table: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,6 +24,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 __all__ = [
     "HAND_REPORT_OBJECTIVE_SECONDS",
+    "MOVE_REASONS",
     "OrchestratorTimings",
     "TournamentMetrics",
 ]
@@ -31,6 +32,7 @@ __all__ = [
 # docs/BENCHMARKS.md: "p99 report handling under 2 ms" (the orchestrator's work per report).
 HAND_REPORT_OBJECTIVE_SECONDS = 0.002
 _FAST_BUCKETS = (0.0002, 0.0005, 0.001, HAND_REPORT_OBJECTIVE_SECONDS, 0.005, 0.01, 0.05, 0.25, 1.0)
+MOVE_REASONS = ("balance", "close")  # player_moved.reason (DESIGN.md)
 # A bot hand takes milliseconds, a human hand a minute or two.
 _HAND_BUCKETS = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0)
 # A table takes its deck from a prefetched buffer: waiting over 10 ms means the buffer ran dry.
@@ -112,6 +114,12 @@ class TournamentMetrics:
         self.finished = Gauge(
             "mtt_tournament_finished", "1 once the tournament has a winner", t, registry=registry
         )
+        self.paused = Gauge(
+            "mtt_tournament_paused", "1 while an operator has paused it", t, registry=registry
+        )
+        self.cancelled = Gauge(
+            "mtt_tournament_cancelled", "1 once it is cancelled (CRASH-2)", t, registry=registry
+        )
         self.events = Counter(
             "mtt_events_total", "Events logged, by type", ("tournament", "type"), registry=registry
         )
@@ -134,7 +142,10 @@ class TournamentMetrics:
     def follow(self, tournament: str, events: Iterable[Mapping[str, Any]]) -> None:
         """Update the metrics with the tournament's next events; an event already seen (seq
         at or below the last one followed) is skipped, so overlapping polls count once."""
-        state = self._followed.setdefault(tournament, _Followed())
+        state = self._followed.get(tournament)
+        if state is None:
+            state = self._followed[tournament] = _Followed()
+            self._start_at_zero(tournament)
         for event in events:
             seq = int(event["seq"])
             if seq <= state.seq:
@@ -144,6 +155,20 @@ class TournamentMetrics:
         self.players.labels(tournament).set(len(state.players))
         self.tables.labels(tournament).set(len(state.tables))
         self.pending.labels(tournament).set(len(state.pending_moves))
+
+    def _start_at_zero(self, tournament: str) -> None:
+        """Export every counter and histogram of a new tournament at zero, so rates, sums and
+        alerts see 0 rather than no series until the first failure."""
+        for metric in (
+            self.hands, self.hand_seconds, self.deck_wait, self.fouled, self.levels,
+            self.eliminations, self.voided, self.restarts, self.node_losses,
+            self.report_seconds, self.decision_seconds,
+        ):  # fmt: skip
+            metric.labels(tournament)
+        for reason in MOVE_REASONS:
+            self.moves.labels(tournament, reason)
+        for gauge in (self.finished, self.paused, self.cancelled):
+            gauge.labels(tournament).set(0)
 
     def _apply(self, tournament: str, state: _Followed, event: Mapping[str, Any]) -> None:
         kind = event["type"]
@@ -184,6 +209,12 @@ class TournamentMetrics:
             self.restarts.labels(tournament).inc()
         elif kind == "node_lost":
             self.node_losses.labels(tournament).inc()
+        elif kind in ("tournament_paused", "tournament_resumed"):
+            self.paused.labels(tournament).set(kind == "tournament_paused")
+        elif kind == "tournament_cancelled":  # tables close at their boundary: no more seating
+            self.cancelled.labels(tournament).set(1)
+            self.paused.labels(tournament).set(0)
+            state.pending_moves.clear()
         elif kind == "tournament_finished":
             self.finished.labels(tournament).set(1)
             state.tables.clear()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["default_percentages", "payouts"]
+__all__ = ["default_percentages", "payouts", "prize_table"]
 
 
 def default_percentages(entries: int) -> tuple[int, ...]:
@@ -33,3 +33,18 @@ def payouts(prize_pool: int, basis_points: Sequence[int]) -> list[int]:
     amounts = [prize_pool * share // total for share in basis_points]
     amounts[0] += prize_pool - sum(amounts)
     return amounts
+
+
+def prize_table(
+    prize_pool: int, *, percent: Sequence[int] | None, entries: int, field_size: int
+) -> list[int]:
+    """Prize by place (index 0 is first): the configured percentages, or the default table for
+    this many entries; never more places than different players.
+
+    >>> prize_table(1000, percent=(50, 30, 20), entries=2, field_size=2)
+    [625, 375]
+    >>> prize_table(1000, percent=None, entries=10, field_size=10)
+    [526, 280, 194]
+    """
+    points = [p * 100 for p in percent] if percent else list(default_percentages(entries))
+    return payouts(prize_pool, points[:field_size])

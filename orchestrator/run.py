@@ -13,8 +13,9 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -30,24 +31,41 @@ __all__ = [
     "MetricsEndpoint",
     "RunOptions",
     "RunSummary",
+    "UiOptions",
     "deck_service",
+    "live_view",
     "local_ray",
     "run_tournament",
 ]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class UiOptions:
+    """The live view (`mtt run --ui-port`): where it listens, the operator credential its
+    actions need (None: read-only), and whether the run waits for the operator's start."""
+
+    port: int
+    host: str = "127.0.0.1"
+    operator_token: str | None = None
+    wait_for_start: bool = False
+    linger: float = 0.0  # seconds the view stays up after the tournament ends
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RunOptions:
     out: Path
     seed: int
-    store: str | None = None  # the deck store; default: SQLite in the run's folder
+    store: str | None = None  # the event log's and the used decks' store; default: SQLite
+    # in the run's folder
     ray_address: str | None = None
     policies: tuple[str, ...] = ("strength", "random", "station")
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
     kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
+    deck: str | None = None  # a running deck service's address; default: start one
     metrics: MetricsEndpoint | None = None  # tournament metrics on HTTP /metrics
     deck_metrics_port: int | None = None  # the deck service's own /metrics
+    ui: UiOptions | None = None  # serve the live clock and lobby while the run lasts
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,10 +88,11 @@ class RunSummary:
 
 
 @contextmanager
-def deck_service(store: str, *, metrics_port: int | None = None) -> Iterator[str]:
-    """The deck service as a child process on a free 127.0.0.1 port; yields its address."""
+def deck_service(store: str, *, port: int = 0, metrics_port: int | None = None) -> Iterator[str]:
+    """The deck service as a child process on 127.0.0.1 (`port` 0: a free one); yields its
+    address."""
     command = [sys.executable, "-m", "rng_service", "rng", "serve", "--host", "127.0.0.1"]
-    command += ["--port", "0", "--store", store]
+    command += ["--port", str(port), "--store", store]
     if metrics_port is not None:
         command += ["--metrics-port", str(metrics_port)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
@@ -138,6 +157,31 @@ def kill_a_table_node(cluster: Any, table_nodes: dict[int, str]) -> str | None:
 
 
 @contextmanager
+def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iterator[Any]:
+    """The live view over the run's events.jsonl while the block lasts; yields its
+    `RunControl` (None without `ui`)."""
+    if ui is None:
+        yield None
+        return
+    from orchestrator.ui import EventFileSource, RunControl, create_app, serve_ui
+
+    control = RunControl(wait_for_start=ui.wait_for_start)
+    app = create_app(
+        EventFileSource(out / "events.jsonl"),
+        config,
+        control=control,
+        operator_token=ui.operator_token,
+    )
+    with serve_ui(app, host=ui.host, port=ui.port) as url:
+        print(f"live view: {url}/ (clock), {url}/lobby", flush=True)
+        yield control
+        if ui.linger > 0:
+            print(f"\nthe live view stays up for {ui.linger:.0f}s (Ctrl-C ends it)", flush=True)
+            with suppress(KeyboardInterrupt):
+                time.sleep(ui.linger)
+
+
+@contextmanager
 def local_ray(
     address: str | None, *, logs: bool = True, namespace: str | None = None
 ) -> Iterator[Any]:
@@ -170,7 +214,7 @@ def run_tournament(
 ) -> RunSummary:
     import ray
 
-    from orchestrator.actor import OrchestratorActor, TableSettings
+    from orchestrator.actor import RESTARTABLE, OrchestratorActor, StoreSettings, TableSettings
 
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
@@ -181,7 +225,7 @@ def run_tournament(
     if hands_dir.exists():
         for old in hands_dir.glob("*.phhs"):
             old.unlink()
-    store = options.store or f"sqlite:///{(out / 'decks.db').resolve()}"
+    store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
     players = [f"p{k:05d}" for k in range(1, config.players + 1)]
     tournament_id = f"{config.name}-{options.seed}"
     # Registration problems (capacity, skill range) surface here as typed errors, before
@@ -197,11 +241,21 @@ def run_tournament(
         else local_ray(options.ray_address, logs=options.ray_logs)
     )
     exporter = _MetricsExporter(tournament_id, options.metrics)
+    decks = (
+        nullcontext(options.deck)
+        if options.deck
+        else deck_service(store, metrics_port=options.deck_metrics_port)
+    )
     with (
-        deck_service(store, metrics_port=options.deck_metrics_port) as deck_target,
+        live_view(config, out, options.ui) as control,
+        decks as deck_target,
         cluster_context as cluster,
         exporter,
     ):
+        if control is not None and not control.started.is_set():
+            print("waiting for the operator to start the tournament", flush=True)
+            while not control.started.wait(0.5):
+                pass
         started = time.time()
         settings = TableSettings(
             deck_target=deck_target,
@@ -211,7 +265,7 @@ def run_tournament(
         )
         placement = {"resources": {HEAD: 0.001}} if cluster is not None else {}
         orchestrator = OrchestratorActor.options(
-            name=f"{tournament_id}-orchestrator", **placement
+            name=f"{tournament_id}-orchestrator", **RESTARTABLE, **placement
         ).remote(
             config,
             players,
@@ -219,8 +273,11 @@ def run_tournament(
             seed=options.seed,
             out_dir=str(out),
             tables=settings,
+            store=StoreSettings(url=store, run_id=uuid.uuid4().hex[:12]),
         )
-        ray.get(orchestrator.start.remote(orchestrator))
+        ray.get(orchestrator.start.remote())
+        if control is not None:
+            control.orchestrator = orchestrator
         done = orchestrator.complete.remote()
         seen, killed = 0, False
         while not ray.wait([done], timeout=0.5)[0]:
@@ -240,13 +297,16 @@ def run_tournament(
                 status = ray.get(orchestrator.status.remote())
                 progress(status | {"seconds": time.time() - started, "events": events})
         outcome = ray.get(done)
+        seconds = time.time() - started
         while exporter.enabled and (events := ray.get(orchestrator.events_since.remote(seen))):
             seen = events[-1]["seq"]
             exporter.update(orchestrator, events)
         exporter.update(orchestrator, [])
-        seconds = time.time() - started
         results, hands = outcome["results"], outcome["hands"]
         report_seconds = ray.get(orchestrator.report_seconds.remote())
+        if control is not None:
+            control.orchestrator = None  # over: operator commands are refused from now on
+        ray.kill(orchestrator)  # detached: it would outlive this run on a shared cluster
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
 
 

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import secrets
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orchestrator.config import load_config
 from orchestrator.errors import ConfigError, OrchestratorError
 from table_worker.cli import port_number, positive_int
+
+if TYPE_CHECKING:
+    from orchestrator.run import UiOptions
 
 
 def register(
@@ -28,7 +34,11 @@ def register(
     run.add_argument("--players", type=positive_int, help="entries (default: the config's)")
     run.add_argument("--seed", type=int, help="RNG seed (default: random, printed)")
     run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
-    run.add_argument("--store", help="deck store URL (default: sqlite in the output folder)")
+    run.add_argument(
+        "--store",
+        help="store URL for the event log and the used decks, redis://host:port/db or "
+        "sqlite:///path.db (default: sqlite store.db in the output folder)",
+    )
     run.add_argument("--ray-address", help="an existing Ray cluster (default: local)")
     run.add_argument(
         "--nodes",
@@ -62,6 +72,29 @@ def register(
         type=port_number,
         help="the deck service started for the run serves its /metrics on this port",
     )
+    ui = run.add_argument_group(
+        "live view",
+        "A web clock (/) and lobby (/lobby) pushed live while the run lasts. Operator actions "
+        "(start, pause, resume, cancel) need the credential: --operator-token-file, else "
+        f"${TOKEN_ENV}, else a random one printed at the start.",
+    )
+    ui.add_argument("--ui-port", type=port_number, metavar="PORT", help="serve the live view here")
+    ui.add_argument("--ui-host", default="127.0.0.1", help="its address (127.0.0.1)")
+    ui.add_argument(
+        "--operator-token-file", type=Path, metavar="FILE", help="the operator credential"
+    )
+    ui.add_argument(
+        "--ui-linger",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep the view up this long after the end, for the winner on the wall (0)",
+    )
+    ui.add_argument(
+        "--wait-for-start",
+        action="store_true",
+        help="seat nobody until an operator presses Start in the lobby",
+    )
     run.set_defaults(handler=_run)
 
     replay = commands.add_parser(
@@ -89,6 +122,17 @@ def register(
     tournament.add_argument("--json", action="store_true", help="one JSON object on stdout")
     tournament.set_defaults(handler=_bench)
 
+    metrics = bench.add_parser(
+        "metrics",
+        help="how fast the metrics exporter follows an event log, and the scrape it serves",
+        description="Feed a run's events.jsonl to the tournament metrics exporter in polls of "
+        "1,000 events (as `mtt run --metrics-port` does) and time it; render one scrape.",
+    )
+    metrics.add_argument("events", type=Path, help="a run's events.jsonl")
+    metrics.add_argument("--repeat", type=positive_int, default=5, help="passes over the log (5)")
+    metrics.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    metrics.set_defaults(handler=_bench_metrics)
+
     failover = bench.add_parser(
         "failover",
         help="the node-loss chaos drill, many seeded runs, with its figures",
@@ -103,6 +147,37 @@ def register(
     failover.set_defaults(handler=_bench_failover)
 
 
+TOKEN_ENV = "MTT_OPERATOR_TOKEN"
+
+
+def _ui_options(args: argparse.Namespace) -> UiOptions | None:
+    from orchestrator.run import UiOptions
+
+    if args.ui_port is None:
+        if args.wait_for_start:
+            raise ConfigError("--wait-for-start needs --ui-port (the Start button is there)")
+        return None
+    if args.operator_token_file is not None:
+        try:
+            token = args.operator_token_file.read_text().strip()
+        except OSError as exc:
+            raise ConfigError(f"cannot read {args.operator_token_file}: {exc}") from exc
+        if not token:
+            raise ConfigError(f"{args.operator_token_file} holds no credential")
+    else:
+        token = os.environ.get(TOKEN_ENV, "").strip()
+        if not token:
+            token = secrets.token_urlsafe(16)
+            print(f"operator credential for this run: {token}")
+    return UiOptions(
+        port=args.ui_port,
+        host=args.ui_host,
+        operator_token=token,
+        wait_for_start=args.wait_for_start,
+        linger=args.ui_linger,
+    )
+
+
 def _run(args: argparse.Namespace) -> int:
     from orchestrator.run import MetricsEndpoint, ProgressLine, RunOptions, run_tournament
 
@@ -110,6 +185,7 @@ def _run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
         if args.players is not None:
             config = config.with_players(args.players)
+        ui = _ui_options(args)
     except ConfigError as exc:
         print(f"mtt run: {exc}", file=sys.stderr)
         return 2
@@ -130,6 +206,7 @@ def _run(args: argparse.Namespace) -> int:
         ray_address=args.ray_address,
         nodes=args.nodes,
         kill_node_after=args.kill_node_after,
+        ui=ui,
         metrics=metrics,
         deck_metrics_port=args.deck_metrics_port,
     )
@@ -142,6 +219,13 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nstopped; the event log so far is in {args.out}/events.jsonl", file=sys.stderr)
         return 130
     results = summary.results
+    if "cancelled" in results:
+        print(
+            f"\n{config.name} was cancelled ({results['cancelled']}) after {summary.hands} hands; "
+            f"refunds and roll-forward in {args.out}/events.jsonl, results in "
+            f"{args.out}/results.json"
+        )
+        return 3
     winner = results["places"][0]
     print(
         f"\n{winner['player']} wins {config.name} after {summary.hands} hands in "
@@ -190,6 +274,41 @@ def _bench(args: argparse.Namespace) -> int:
         "report_cpu_p99_ms": ms(cpu, 0.99),
         "peak_rss_mb": round(summary.peak_memory_mb, 1),
         "driver_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:>14}  {value}")
+    return 0
+
+
+def _bench_metrics(args: argparse.Namespace) -> int:
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from orchestrator.metrics import TournamentMetrics
+
+    try:
+        lines = args.events.read_text().splitlines()
+        events = [json.loads(line) for line in lines if line]
+    except (OSError, ValueError) as exc:
+        print(f"mtt bench metrics: cannot read {args.events}: {exc}", file=sys.stderr)
+        return 2
+    best = float("inf")
+    for _ in range(args.repeat):
+        registry = CollectorRegistry()
+        exporter = TournamentMetrics(registry)
+        started = time.perf_counter()
+        for start in range(0, len(events), 1000):
+            exporter.follow("bench", events[start : start + 1000])
+        best = min(best, time.perf_counter() - started)
+    started = time.perf_counter()
+    scrape = generate_latest(registry)
+    report = {
+        "events": len(events),
+        "events_per_s": round(len(events) / best),
+        "scrape_bytes": len(scrape),
+        "scrape_ms": round(1000 * (time.perf_counter() - started), 2),
     }
     if args.json:
         print(json.dumps(report))

@@ -48,6 +48,7 @@ from orchestrator.events import (
     SideEventStarted,
     TableClosed,
     TableOpened,
+    TablePolled,
     TableRestarted,
     TournamentFinished,
     TournamentPaused,
@@ -57,7 +58,7 @@ from orchestrator.events import (
 from orchestrator.floor import TableFloor
 from orchestrator.ledger import Ledger
 from orchestrator.levels import blind_level, level_due
-from orchestrator.payouts import default_percentages, payouts
+from orchestrator.payouts import prize_table
 from orchestrator.places import Busted, place_eliminated
 from orchestrator.rebuys import ChipsAdded, boundary_rebuy, conversion_chips, rebuy_open
 from orchestrator.registration import (
@@ -146,6 +147,7 @@ class _Table:
     issued: NextHand | None = None
     last_hand: int = 0
     last_directive: TableDirective | None = None
+    idle_logged: tuple[int, tuple[int, ...]] | None = None  # last logged idle poll's decision
 
 
 @dataclass(slots=True)
@@ -391,19 +393,27 @@ class Tournament:
         """A table short of players asks again. Players may have been moved in since; if not,
         its idle boundary lets the floor close it or fill it (CLOSE-1, BAL-1, FO-3)."""
         state = self._require_table(table)
-        if self.cancelled is not None:
-            return Step([], self._close(table))
+        if self.cancelled is not None:  # logged: a restarted orchestrator closes it too
+            return Step([TablePolled(table=table)], self._close(table))
         if state.issued is not None and state.issued.hand > state.last_hand:
             return Step([], TableDirective(table, state.issued))
         if table in self.round_waiting:
             return Step([], TableDirective(table, None))  # hand-for-hand: the round goes on
-        if isinstance(self.floor, PhaseSeating):
-            return Step([], self._directive(table))
-        if len(self.floor.tables[table]) >= 2:
-            return Step([], self._directive(table))
+        if isinstance(self.floor, PhaseSeating) or len(self.floor.tables[table]) >= 2:
+            directive = self._directive(table)
+            polled: list[Event] = [TablePolled(table=table)] if directive.next_hand else []
+            return Step(polled, directive)
+        # The idle boundary. Only a poll that changes something is logged (TablePolled first,
+        # so a restarted orchestrator replays it): repeating the same idle decision does not.
         big_blind = state.blinds.big_blind if state.blinds else min(self.floor.tables[table])
+        requests = self.floor.pending_requests(table)
         events, closed = self._balance(table, [], big_blind, rng)
-        return Step(events, self._close(table) if closed else self._directive(table))
+        directive = self._close(table) if closed else self._directive(table)
+        idle = (big_blind, requests)
+        if events or closed or directive.next_hand or state.idle_logged != idle:
+            state.idle_logged = None if directive.next_hand else idle
+            events.insert(0, TablePolled(table=table))
+        return Step(events, directive)
 
     def table_lost(self, table: int) -> list[Event]:
         """A table's actor (or its node) died. The hand it was playing is voided: stacks stay
@@ -435,7 +445,8 @@ class Tournament:
         directive and no events."""
         state = self._require_table(report.table)
         if self.cancelled is not None:  # the hand was voided by the cancellation
-            return Step([], self._close(report.table))
+            # Logged as the table's poll: a restarted orchestrator closes it too.
+            return Step([TablePolled(table=report.table)], self._close(report.table))
         if report.hand == state.last_hand and state.last_directive is not None:
             return Step([], state.last_directive)
         self._check_report(report, state)
@@ -888,6 +899,7 @@ class Tournament:
         else:
             blinds = next_blinds(state.blinds, occupied)  # HE-8, HE-9
         state.blinds = blinds
+        state.idle_logged = None
         level = self.level
         next_hand = NextHand(
             table=table,
@@ -955,9 +967,12 @@ class Tournament:
 
     def prizes(self) -> list[int]:
         """Prize by place (index 0 is first), from the configured or the default table."""
-        shares = self.config.payout_percent
-        points = [p * 100 for p in shares] if shares else list(default_percentages(self.entries))
-        return payouts(self.prize_pool, points[: self.field_size])
+        return prize_table(
+            self.prize_pool,
+            percent=self.config.payout_percent,
+            entries=self.entries,
+            field_size=self.field_size,
+        )
 
     def results(self, *, seconds: float) -> dict[str, object]:
         """results.json (DESIGN.md)."""

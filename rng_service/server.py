@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from rng_service._proto import deck_pb2, deck_pb2_grpc
 from rng_service.dealer import Dealer
 from rng_service.errors import InvalidRequest, StoreError, StoreUnavailable
+from rng_service.grpc_metrics import GrpcRequestMetrics
 from rng_service.serving import MetricsEndpoint, run_until_signal
 from rng_service.store import DeckStore, RedisDeckStore
 from rng_service.store.metered import MeteredDeckStore, StoreMetrics
@@ -65,6 +66,7 @@ class Metrics:
     random_bytes: Counter
     draw_seconds: Histogram
     store: StoreMetrics
+    requests: GrpcRequestMetrics
 
     @classmethod
     def create(cls) -> Metrics:
@@ -95,6 +97,7 @@ class Metrics:
                 registry=reg,
             ),
             store=StoreMetrics(reg),
+            requests=GrpcRequestMetrics(reg),
         )
 
 
@@ -194,7 +197,8 @@ class DeckServer:
         self._servicer = DeckServicer(metered, self.metrics)
         self._health = health.aio.HealthServicer()
         self._server = grpc.aio.server(
-            options=[("grpc.max_receive_message_length", TRANSPORT_MAX_RECEIVE)]
+            interceptors=[self.metrics.requests.interceptor()],
+            options=[("grpc.max_receive_message_length", TRANSPORT_MAX_RECEIVE)],
         )
         deck_pb2_grpc.add_DeckServiceServicer_to_server(self._servicer, self._server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)

@@ -66,9 +66,11 @@ class Table:
             else RemoteSeats(gateway, tournament_id=tournament_id, table=table)
         )
         self.hands_played = 0
+        self._running = False
 
     def run(self, directive: TableDirective) -> int:
         """Play hands until the orchestrator closes the table; returns hands played."""
+        self._running = True
         wait = WAIT_SECONDS
         try:
             while not directive.close:
@@ -81,8 +83,13 @@ class Table:
                 report = self.play(directive.next_hand)
                 directive = ray.get(self._orchestrator.hand_finished.remote(report))
         finally:
+            self._running = False
             self.close()
         return self.hands_played
+
+    def running(self) -> bool:
+        """Whether `run` is playing (a restarted orchestrator asks before taking it over)."""
+        return self._running
 
     def node(self) -> str:
         """The node this table runs on."""

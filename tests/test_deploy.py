@@ -592,3 +592,151 @@ def test_alerts_cover_the_issue_query_exported_metrics_and_have_runbook_sections
         assert url.split("#")[1] in headings and url.split("#")[1] == alert["alert"].lower()
         if "for" in alert:
             assert re.fullmatch(r"\d+[smh]", alert["for"])
+
+
+def test_job_labels_in_queries_name_scraped_services() -> None:
+    """Prometheus Operator names a ServiceMonitor's job after the Service it scrapes."""
+    documents = base_documents()
+    jobs = set()
+    for monitor in (d for d in documents if d["kind"] == "ServiceMonitor"):
+        wanted = monitor["spec"]["selector"]["matchLabels"].items()
+        jobs |= {
+            d["metadata"]["name"]
+            for d in documents
+            if d["kind"] == "Service" and wanted <= d["metadata"]["labels"].items()
+        }
+    _, panels = dashboard_panels()
+    (rule,) = yaml.safe_load_all(RULES.read_text())
+    exprs = [t["expr"] for p in panels for t in p["targets"]]
+    exprs += [r["expr"] for g in rule["spec"]["groups"] for r in g["rules"]]
+    used = {job for expr in exprs for job in re.findall(r'job="([^"]+)"', expr)}
+    assert used and used <= jobs, used - jobs
+
+
+# --- alert logic, evaluated by Prometheus's own promtool --------------------------------------
+
+
+def promtool() -> str:
+    binary = shutil.which("promtool")
+    if binary is None:
+        pytest.fail("promtool is not installed (make system installs the prometheus package)")
+    return binary
+
+
+def rule_groups(*, annotations: bool) -> dict[str, Any]:
+    (rule,) = yaml.safe_load_all(RULES.read_text())
+    groups = rule["spec"]["groups"]
+    if not annotations:  # promtool's unit tests compare rendered annotations verbatim
+        groups = [g | {"rules": [{**r, "annotations": {}} for r in g["rules"]]} for g in groups]
+    return {"groups": groups}
+
+
+def test_alert_rules_and_templates_pass_promtool_check(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yml"
+    rules.write_text(yaml.safe_dump(rule_groups(annotations=True)))
+    checked = subprocess.run([promtool(), "check", "rules", str(rules)], capture_output=True)
+    assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
+
+
+def _fires(alert: str, at: str, series: dict[str, str], **labels: str) -> dict[str, Any]:
+    return {"alert": alert, "at": at, "series": series, "labels": labels, "fires": True}
+
+
+def _quiet(alert: str, at: str, series: dict[str, str]) -> dict[str, Any]:
+    return {"alert": alert, "at": at, "series": series, "labels": {}, "fires": False}
+
+
+_REPORT = "mtt_hand_report_seconds_bucket"
+_UNAVAILABLE = 'mtt_store_errors_total{store="tournament",backend="redis",operation="append"'
+# Each alert: series that must fire it (with the labels it carries) and series that must not.
+ALERT_SCENARIOS = [
+    _fires("MttDuplicateDeck", "3m", {"mtt_rng_duplicate_decks_total": "0 0 1 1 1"}),
+    _quiet("MttDuplicateDeck", "4m", {"mtt_rng_duplicate_decks_total": "0 0 0 0 0"}),
+    _fires("MttFouledDeck", "3m", {'mtt_fouled_decks_total{tournament="t"}': "0 0 2 2"}),
+    _quiet("MttFouledDeck", "3m", {'mtt_fouled_decks_total{tournament="t"}': "0 0 0 0"}),
+    _fires("MttDeckServiceDown", "6m", {'up{job="deck-service"}': "1 1 0 0 0 0 0"}),
+    _fires(
+        "MttDeckServiceDown", "4m", {'up{job="frontdoor"}': "1 1 1 1 1"}, job="deck-service"
+    ),  # no deck service target at all
+    _quiet("MttDeckServiceDown", "6m", {'up{job="deck-service"}': "1 1 0 1 1 1 1"}),
+    _fires(
+        "MttNodeLost", "3m", {'mtt_node_losses_total{tournament="t"}': "0 0 1 1"}, tournament="t"
+    ),
+    _quiet("MttNodeLost", "3m", {'mtt_node_losses_total{tournament="t"}': "0 0 0 0"}),
+    _fires(
+        "MttTableRestartsSpiking",
+        "5m",
+        {'mtt_table_restarts_total{tournament="t"}': "0 2 4 6 8 10"},
+        tournament="t",
+    ),
+    _quiet(
+        "MttTableRestartsSpiking", "5m", {'mtt_table_restarts_total{tournament="t"}': "0 1 1 1 2 2"}
+    ),
+    _fires(
+        "MttReportHandlingSlow",
+        "16m",
+        {
+            f'{_REPORT}{{tournament="t",le="0.001"}}': "0+0x20",
+            f'{_REPORT}{{tournament="t",le="0.002"}}': "0+1x20",
+            f'{_REPORT}{{tournament="t",le="0.005"}}': "0+100x20",
+            f'{_REPORT}{{tournament="t",le="+Inf"}}': "0+100x20",
+        },
+        tournament="t",
+    ),
+    _quiet(
+        "MttReportHandlingSlow",
+        "16m",
+        {
+            f'{_REPORT}{{tournament="t",le="0.001"}}': "0+100x20",
+            f'{_REPORT}{{tournament="t",le="0.002"}}': "0+100x20",
+            f'{_REPORT}{{tournament="t",le="+Inf"}}': "0+100x20",
+        },
+    ),
+    _fires(
+        "MttStoreUnavailable",
+        "5m",
+        {_UNAVAILABLE + ',error="StoreUnavailable"}': "0 1 2 3 4 5 6"},
+        store="tournament",
+    ),
+    _quiet("MttStoreUnavailable", "5m", {_UNAVAILABLE + ',error="LogConflict"}': "0 1 2 3 4 5 6"}),
+    _fires(
+        "MttActionTimeoutRatioHigh",
+        "20m",
+        {"mtt_action_timeouts_total": "0+10x30", "mtt_action_roundtrip_seconds_count": "0+100x30"},
+    ),
+    _quiet(
+        "MttActionTimeoutRatioHigh",
+        "20m",
+        {"mtt_action_timeouts_total": "0+1x30", "mtt_action_roundtrip_seconds_count": "0+100x30"},
+    ),
+]
+
+
+def test_each_alert_fires_on_what_it_watches_and_only_then(tmp_path: Path) -> None:
+    (rule,) = yaml.safe_load_all(RULES.read_text())
+    severity = {
+        r["alert"]: r["labels"]["severity"] for g in rule["spec"]["groups"] for r in g["rules"]
+    }
+    assert {s["alert"] for s in ALERT_SCENARIOS if s["fires"]} == REQUIRED_ALERTS
+    assert {s["alert"] for s in ALERT_SCENARIOS if not s["fires"]} == REQUIRED_ALERTS
+    (tmp_path / "rules.yml").write_text(yaml.safe_dump(rule_groups(annotations=False)))
+    tests = []
+    for scenario in ALERT_SCENARIOS:
+        expected = {"severity": severity[scenario["alert"]], **scenario["labels"]}
+        tests.append(
+            {
+                "interval": "1m",
+                "input_series": [{"series": s, "values": v} for s, v in scenario["series"].items()],
+                "alert_rule_test": [
+                    {
+                        "eval_time": scenario["at"],
+                        "alertname": scenario["alert"],
+                        "exp_alerts": [{"exp_labels": expected}] if scenario["fires"] else [],
+                    }
+                ],
+            }
+        )
+    unit = tmp_path / "alerts_test.yml"
+    unit.write_text(yaml.safe_dump({"rule_files": ["rules.yml"], "tests": tests}))
+    tested = subprocess.run([promtool(), "test", "rules", str(unit)], capture_output=True)
+    assert tested.returncode == 0, tested.stdout.decode() + tested.stderr.decode()

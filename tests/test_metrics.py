@@ -4,6 +4,7 @@ core, and the store wrappers time real SQLite and Redis calls and count their fa
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import urllib.request
 from collections import Counter
@@ -18,6 +19,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 from test_tournament_core import config, play, run
 
+from orchestrator.cli import main
 from orchestrator.errors import StoreUnavailable
 from orchestrator.events import HandTiming
 from orchestrator.metrics import (
@@ -149,6 +151,21 @@ def test_node_loss_and_orchestrator_timings_with_a_bucket_at_the_objective() -> 
     assert value(registry, "mtt_balancing_decision_seconds_count", tournament="t") == 1
 
 
+def test_operator_pause_resume_and_cancel() -> None:
+    metrics = TournamentMetrics(registry := CollectorRegistry())
+    metrics.follow("t", [{"seq": 1, "type": "tournament_paused"}])
+    assert value(registry, "mtt_tournament_paused", tournament="t") == 1
+    metrics.follow("t", [{"seq": 2, "type": "tournament_resumed", "paused_seconds": 4.0}])
+    assert value(registry, "mtt_tournament_paused", tournament="t") == 0
+    moved = {"type": "player_moved", "player": "a", "from_table": 1, "from_seat": 2}
+    moved |= {"to_table": 2, "to_seat": 5, "stack": 100, "reason": "close"}
+    metrics.follow("t", [{"seq": 3, **moved}, {"seq": 4, "type": "tournament_paused"}])
+    metrics.follow("t", [{"seq": 5, "type": "tournament_cancelled", "reason": "operator"}])
+    assert value(registry, "mtt_tournament_cancelled", tournament="t") == 1
+    assert value(registry, "mtt_tournament_paused", tournament="t") == 0
+    assert value(registry, "mtt_player_moves_pending", tournament="t") == 0
+
+
 def test_several_tournaments_share_one_registry_apart() -> None:
     metrics = TournamentMetrics(registry := CollectorRegistry())
     seated = {"type": "player_seated", "table": 1, "seat": 1, "stack": 10}
@@ -190,7 +207,7 @@ def test_metered_store_times_every_call_and_counts_unavailable(
         store.close()
 
 
-def test_deck_service_exports_its_store_latency_and_errors(
+def test_deck_service_exports_store_latency_and_errors_and_requests_by_method_and_code(
     redis_factory: Callable[..., RedisServer],
 ) -> None:
     redis_server = redis_factory()
@@ -203,6 +220,8 @@ def test_deck_service_exports_its_store_latency_and_errors(
                 stub = deck_pb2_grpc.DeckServiceStub(channel)
                 request = deck_pb2.DrawDecksRequest(tournament_id="t", table_id="1", count=3)
                 await stub.DrawDecks(request)
+                with pytest.raises(grpc.aio.AioRpcError):
+                    await stub.DrawDecks(deck_pb2.DrawDecksRequest(tournament_id="t", count=1))
                 await asyncio.to_thread(redis_server.stop)
                 with pytest.raises(grpc.aio.AioRpcError):
                     await stub.DrawDecks(request)
@@ -221,3 +240,22 @@ def test_deck_service_exports_its_store_latency_and_errors(
     assert scraped["mtt_store_operation_seconds_count", frozenset(labels.items())] == 2
     errors = {**labels, "error": "StoreUnavailable"}
     assert scraped["mtt_store_errors_total", frozenset(errors.items())] == 1
+    draw = "/mtt.deck.v1.DeckService/DrawDecks"
+    for code in ("OK", "INVALID_ARGUMENT", "UNAVAILABLE"):
+        key = frozenset({"method": draw, "code": code}.items())
+        assert scraped["mtt_grpc_requests_total", key] == 1, code
+    assert scraped["mtt_grpc_request_seconds_count", frozenset({"method": draw}.items())] == 3
+
+
+def test_bench_metrics_follows_a_log_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, log = run(config(players=12, max_per_table=6, buy_in=100), seed=1)
+    events = tmp_path / "events.jsonl"
+    events.write_text("".join(json.dumps(e) + "\n" for e in log))
+    assert main(["bench", "metrics", str(events), "--repeat", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["events"] == len(log) and report["events_per_s"] > 0
+    assert report["scrape_bytes"] > 0
+    assert main(["bench", "metrics", str(tmp_path / "missing.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err

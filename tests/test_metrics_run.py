@@ -4,18 +4,26 @@ leaves at zero (those move in tests/test_metrics.py, fed the failures themselves
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import re
+import shutil
 import subprocess
 import sys
 import time
-import urllib.error
+import urllib.parse
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from conftest import free_port
 from prometheus_client import CollectorRegistry, Metric
 from prometheus_client.parser import text_string_to_metric_families
+from test_deploy import DASHBOARD, RULES, metric_names, sample_names
 
 from orchestrator.metrics import TournamentMetrics
 from rng_service.server import Metrics as DeckServiceMetrics
@@ -44,6 +52,8 @@ QUIET = {
     "mtt_table_restarts",
     "mtt_node_losses",
     "mtt_player_moves_pending",
+    "mtt_tournament_paused",  # nobody pauses or cancels a run of bots
+    "mtt_tournament_cancelled",
     "mtt_rng_duplicate_decks",
     "mtt_rng_store_errors",
     "mtt_rng_invalid_requests",
@@ -70,14 +80,67 @@ def level(families: Iterable[Metric]) -> dict[str, float]:
 
 def scrape(port: int) -> dict[str, float] | None:
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as page:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as page:
             text = page.read().decode()
-    except (urllib.error.URLError, ConnectionError):
+    except OSError:  # not listening yet, or gone (URLError, refused, timed out on a busy box)
         return None
     return level(text_string_to_metric_families(text))
 
 
+@contextmanager
+def prometheus(tmp_path: Path, jobs: dict[str, int]) -> Iterator[str]:
+    """A real Prometheus on 127.0.0.1 scraping `jobs` (name -> port) every second; yields
+    its base URL."""
+    binary = shutil.which("prometheus")
+    if binary is None:
+        pytest.fail("prometheus is not installed (make system installs it)")
+    config = {
+        "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+        "scrape_configs": [
+            {"job_name": job, "static_configs": [{"targets": [f"127.0.0.1:{port}"]}]}
+            for job, port in jobs.items()
+        ],
+    }
+    (tmp_path / "prometheus.yml").write_text(json.dumps(config))  # JSON is YAML
+    address = f"127.0.0.1:{free_port()}"
+    log = (tmp_path / "prometheus.log").open("w")
+    server = subprocess.Popen(
+        [binary, f"--config.file={tmp_path / 'prometheus.yml'}", f"--web.listen-address={address}",
+         f"--storage.tsdb.path={tmp_path / 'tsdb'}"],
+        stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not _ready(f"http://{address}/-/ready"):
+            assert server.poll() is None and time.monotonic() < deadline, "prometheus down"
+            time.sleep(0.2)
+        yield f"http://{address}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+def _ready(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as page:
+            return bool(page.status == 200)
+    except OSError:
+        return False
+
+
+def query(base: str, expr: str) -> list[dict[str, Any]]:
+    url = f"{base}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    with urllib.request.urlopen(url, timeout=10) as page:
+        answer = json.loads(page.read())
+    assert answer["status"] == "success", (expr, answer)
+    result: list[dict[str, Any]] = answer["data"]["result"]
+    return result
+
+
 def test_every_endpoint_exports_every_metric_and_each_moves_during_a_run(tmp_path: Path) -> None:
+    """Also, a real Prometheus scrapes the run: every dashboard panel on these endpoints gets
+    data, and no alert expression is true in a healthy run."""
     (tmp_path / "scrape.toml").write_text(CONFIG)
     tournament_port, deck_port = free_port(), free_port()
     expected = {
@@ -85,24 +148,34 @@ def test_every_endpoint_exports_every_metric_and_each_moves_during_a_run(tmp_pat
         deck_port: exported(DeckServiceMetrics.create().registry),
         # The front door (`mtt serve --metrics-port`) joins here once it is merged.
     }
+    jobs = {"tournament": tournament_port, "deck-service": deck_port}
     command = [sys.executable, "-m", "orchestrator.cli", "run", str(tmp_path / "scrape.toml")]
     command += ["--seed", "4", "--out", str(tmp_path / "out"), "--metrics-port"]
     command += [str(tournament_port), "--deck-metrics-port", str(deck_port)]
-    command += ["--metrics-linger", "3"]
+    command += ["--metrics-linger", "10"]  # Prometheus is queried while the run lingers
     scrapes: dict[int, list[dict[str, float]]] = {port: [] for port in expected}
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 240
-        while run.poll() is None and time.monotonic() < deadline:
-            for port, seen in scrapes.items():
-                if (levels := scrape(port)) is not None:
-                    seen.append(levels)
-            time.sleep(0.2)
-        output = run.communicate(timeout=30)[0]
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
+    panels, alerts = _queries_on(set(jobs))
+    answers: dict[str, list[dict[str, Any]]] = {}
+    with prometheus(tmp_path, jobs) as base, (tmp_path / "run.log").open("w+") as log:
+        run = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
+        try:
+            deadline = time.monotonic() + 240
+            while run.poll() is None and time.monotonic() < deadline:
+                for port, seen in scrapes.items():
+                    if (levels := scrape(port)) is not None:
+                        seen.append(levels)
+                finished = scrapes[tournament_port][-1:]
+                if not answers and finished and finished[0]["mtt_tournament_finished"] == 1:
+                    time.sleep(3)  # Prometheus scrapes the final values
+                    answers = {expr: query(base, expr) for expr in panels + alerts}
+                time.sleep(0.2)
+            run.wait(timeout=30)
+        finally:
+            if run.poll() is None:
+                run.kill()
+                run.wait()
+        log.seek(0)
+        output = log.read()
     assert run.returncode == 0, output
     for port, names in expected.items():
         seen = scrapes[port]
@@ -114,6 +187,98 @@ def test_every_endpoint_exports_every_metric_and_each_moves_during_a_run(tmp_pat
         assert not still, f"did not move during the run on port {port}: {sorted(still)}"
         for name in names & QUIET:
             assert last[name] == 0, f"{name} is {last[name]} in a healthy run"
+    assert answers, "the run ended before Prometheus was queried"
+    empty = [expr for expr in panels if not answers[expr]]
+    assert not empty, f"panels without data: {empty}"
+    firing = {expr: answers[expr] for expr in alerts if answers[expr]}
+    assert not firing, f"alert expressions true in a healthy run: {firing}"
+
+
+# Wall time per report on a 2-core machine shared by the whole run: over 2 ms at p99 here
+# (docs/BENCHMARKS.md "report_p99_ms"), so its expression may well be true in this test.
+TIMING_ALERTS = {"MttReportHandlingSlow"}
+
+
+def _queries_on(jobs: set[str]) -> tuple[list[str], list[str]]:
+    """The dashboard's queries and the alerts' expressions that read only what these jobs
+    export (the front door's and Ray's wait for their own endpoints)."""
+    registries = [_tournament_registry(), DeckServiceMetrics.create().registry]
+    names = {"up"} | set().union(*(sample_names(r) for r in registries))
+
+    def served(expr: str) -> bool:
+        wanted_jobs = set(re.findall(r'job="([^"]+)"', expr))
+        return metric_names(expr) <= names and wanted_jobs <= jobs
+
+    panels = [
+        target["expr"].replace("$tournament", ".*")
+        for panel in json.loads(DASHBOARD.read_text())["panels"]
+        for target in panel.get("targets", ())
+        if served(target["expr"])
+    ]
+    (rule,) = yaml.safe_load_all(RULES.read_text())
+    alerts = [
+        r["expr"]
+        for group in rule["spec"]["groups"]
+        for r in group["rules"]
+        if served(r["expr"]) and r["alert"] not in TIMING_ALERTS
+    ]
+    return panels, alerts
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("aiohttp") is None,
+    reason="Ray's metrics agent needs ray[default] (pip install -e '.[cluster]')",
+)
+def test_the_dashboards_ray_row_reads_what_a_real_ray_exports() -> None:
+    """The Ray row's metric names and the labels it groups by, against a real local Ray's
+    metrics endpoint (the names are also checked offline against Ray's documented list)."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    port = free_port()
+    queries = [
+        (metric_names(target["expr"]), set(re.findall(r"by \(([^)]*)\)", target["expr"])))
+        for panel in json.loads(DASHBOARD.read_text())["panels"]
+        for target in panel.get("targets", ())
+        if "ray_" in target["expr"]
+    ]
+    wanted = set().union(*(names for names, _ in queries))
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 1, "metrics_export_port": port, "include_dashboard": False},
+    )
+    try:
+        ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
+
+        @ray.remote(num_cpus=0)
+        class Probe:  # defined here: pickled by value, as workers cannot import tests
+            def ping(self) -> int:
+                return 1
+
+        probe = Probe
+        actors = [probe.remote() for _ in range(2)]
+        ray.get([a.ping.remote() for a in actors])
+        labels: dict[str, set[str]] = {}
+        deadline = time.monotonic() + 150  # Ray's agents report every few seconds
+        while not wanted <= labels.keys() and time.monotonic() < deadline:
+            time.sleep(2)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics") as page:
+                    text = page.read().decode()
+            except OSError:
+                continue
+            for family in text_string_to_metric_families(text):
+                for sample in family.samples:
+                    labels.setdefault(sample.name, set()).update(sample.labels)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    assert wanted <= labels.keys(), f"not exported by Ray: {wanted - labels.keys()}"
+    for names, groups in queries:
+        for group in groups:
+            for name in names:
+                used = {label.strip() for label in group.split(",")}
+                assert used <= labels[name], f"{name} has no label {used - labels[name]}"
 
 
 def _tournament_registry() -> CollectorRegistry:

@@ -55,7 +55,7 @@ def replay(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
 
 def tampered(run: Path, tmp_path: Path, change: Callable[[Path], None]) -> Path:
     copy = tmp_path / "run"
-    shutil.copytree(run, copy, ignore=shutil.ignore_patterns("decks.db*"))
+    shutil.copytree(run, copy, ignore=shutil.ignore_patterns("store.db*"))
     change(copy)
     return copy
 

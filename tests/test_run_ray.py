@@ -203,7 +203,11 @@ def test_chaos_drill_a_node_dies_and_the_tournament_still_finishes(tmp_path: Pat
     restarted = {e["table"] for e in events if e["type"] == "table_restarted"}
     voided = {e["table"] for e in events if e["type"] == "hand_voided"}
     assert restarted and voided <= restarted  # the killed node's tables came back
-    assert sum(e["type"] == "node_lost" for e in events) <= 1
+    lost = [e for e in events if e["type"] == "node_lost"]
+    assert len(lost) <= 1
+    if lost:  # Ray reported the node's death in time: it names the tables that died with it
+        closed = {e["table"] for e in events if e["type"] == "table_closed"}
+        assert voided <= set(lost[0]["tables"]) <= restarted | closed
 
 
 def test_operator_pauses_resumes_and_cancels_a_running_tournament(tmp_path: Path) -> None:

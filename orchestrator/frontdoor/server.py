@@ -12,10 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -28,6 +27,7 @@ from orchestrator.frontdoor.auth import bearer, same_secret
 from orchestrator.frontdoor.desk import Desk, Entry
 from orchestrator.frontdoor.errors import FrontDoorError, PermissionDenied, Unauthenticated
 from orchestrator.frontdoor.hub import PlayerHub
+from rng_service.grpc_metrics import GrpcRequestMetrics
 from rng_service.serving import MetricsEndpoint
 
 __all__ = ["MAX_MESSAGE_BYTES", "FrontDoorMetrics", "FrontDoorServer", "TlsFiles"]
@@ -43,9 +43,6 @@ GATEWAY_SERVICE = pb.DESCRIPTOR.services_by_name["TableGateway"].full_name
 MAX_MESSAGE_BYTES = 80 * 1024
 ACTION_OBJECTIVE_SECONDS = 0.05  # the 50 ms action round-trip objective (a histogram bucket)
 
-Req = TypeVar("Req")
-Resp = TypeVar("Resp")
-
 
 @dataclass
 class FrontDoorMetrics:
@@ -55,8 +52,7 @@ class FrontDoorMetrics:
     players_connected: Gauge
     action_timeouts: Counter
     action_roundtrip: Histogram
-    requests: Counter
-    request_seconds: Histogram
+    requests: GrpcRequestMetrics  # mtt_grpc_requests_total, mtt_grpc_request_seconds (unary)
 
     @classmethod
     def create(cls) -> FrontDoorMetrics:
@@ -77,86 +73,7 @@ class FrontDoorMetrics:
                 buckets=(0.005, 0.01, 0.025, ACTION_OBJECTIVE_SECONDS, 0.1, 0.25, 0.5, 1, 5, 30),
                 registry=reg,
             ),
-            requests=Counter(
-                "mtt_grpc_requests_total",
-                "Front door calls by method and status code",
-                ("method", "code"),
-                registry=reg,
-            ),
-            request_seconds=Histogram(
-                "mtt_grpc_request_seconds",
-                "Front door call duration (a Play stream: its whole life)",
-                ("method",),
-                buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5, 30, 300),
-                registry=reg,
-            ),
-        )
-
-
-class _Metered(grpc.aio.ServerInterceptor):
-    """Counts every call by method and final status code, and times it."""
-
-    def __init__(self, metrics: FrontDoorMetrics) -> None:
-        self._metrics = metrics
-
-    def _done(self, method: str, started: float, code: grpc.StatusCode | None) -> None:
-        self._metrics.requests.labels(method, (code or grpc.StatusCode.OK).name).inc()
-        self._metrics.request_seconds.labels(method).observe(time.perf_counter() - started)
-
-    async def intercept_service(
-        self,
-        continuation: Callable[
-            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
-        ],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        handler = await continuation(details)
-        if handler is None:
-            return handler
-        method = details.method.rsplit("/", 1)[-1]
-        done = self._done
-        if handler.unary_unary is not None:
-            inner: Any = handler.unary_unary  # the aio handler is a coroutine function
-
-            async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-                started, code = time.perf_counter(), None
-                try:
-                    return await inner(request, context)
-                except BaseException:  # an abort is an exception too: its code is set
-                    code = context.code() or grpc.StatusCode.UNKNOWN
-                    raise
-                finally:
-                    done(method, started, code or context.code())
-
-            return grpc.unary_unary_rpc_method_handler(
-                unary,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        streaming: Any = handler.unary_stream or handler.stream_stream
-        if streaming is None:
-            return handler
-
-        async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            started, code = time.perf_counter(), None
-            try:
-                async for response in streaming(request, context):
-                    yield response
-            except BaseException:
-                code = context.code() or grpc.StatusCode.UNKNOWN
-                raise
-            finally:
-                done(method, started, code or context.code())
-
-        make = (
-            grpc.unary_stream_rpc_method_handler
-            if handler.unary_stream is not None
-            else grpc.stream_stream_rpc_method_handler
-        )
-        return make(
-            stream,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
+            requests=GrpcRequestMetrics(reg),
         )
 
 
@@ -461,7 +378,7 @@ class FrontDoorServer:
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_concurrent_streams", 2000),
         ]
-        self._server = grpc.aio.server(interceptors=[_Metered(m)], options=options)
+        self._server = grpc.aio.server(interceptors=[m.requests.interceptor()], options=options)
         self._gateway = grpc.aio.server(options=options)
         if tls is None:
             self.port = self._server.add_insecure_port(f"{host}:{port}")

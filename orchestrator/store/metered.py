@@ -25,6 +25,7 @@ class MeteredStore:
         self._metrics = metrics
         self._backend = "redis" if isinstance(store, RedisStore) else "sqlite"
         self._decks: DeckStore | None = None
+        metrics.start_at_zero("tournament", self._backend, ("append", "read", "last_seq"))
 
     def _timed(self, operation: str) -> Any:
         return self._metrics.timed("tournament", self._backend, operation)

@@ -11,7 +11,7 @@ two metrics, told apart by the `store` label:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -45,6 +45,13 @@ class StoreMetrics:
             registry=registry,
         )
 
+    def start_at_zero(self, store: str, backend: str, operations: Iterable[str]) -> None:
+        """Export the store's operations and their unavailability at zero, so rates and the
+        store alert see 0 rather than no series before the first call or failure."""
+        for operation in operations:
+            self.seconds.labels(store, backend, operation)
+            self.errors.labels(store, backend, operation, "StoreUnavailable")
+
     @contextmanager
     def timed(self, store: str, backend: str, operation: str) -> Iterator[None]:
         started = time.perf_counter()
@@ -64,6 +71,7 @@ class MeteredDeckStore:
         self._store = store
         self._metrics = metrics
         self._backend = backend
+        metrics.start_at_zero("decks", backend, ("record_new", "count"))
 
     def record_new(self, digests: Sequence[bytes]) -> list[int | None]:
         with self._metrics.timed("decks", self._backend, "record_new"):

@@ -1,0 +1,222 @@
+"""A restarted orchestrator rebuilds the tournament core from its log (DESIGN.md "Failure
+model"): replaying the logged steps, from the start or from a snapshot, gives back exactly the
+core that took them; a log that replays to other decisions is refused, naming the seq. And the
+log itself: write-ahead to the store, events.jsonl brought level after a crash, a store that
+lost its tail filled in again from memory. No Ray here: the steps are driven as the actor does."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import RedisServer
+from test_tournament_core import config, play
+from tournament_checks import check_log
+
+from orchestrator.errors import RecoveryError
+from orchestrator.eventlog import EventLog, event_time
+from orchestrator.recovery import load_snapshot, rebuild, snapshot, step_rng, tables_opened
+from orchestrator.store import SqliteStore, open_store
+from orchestrator.tournament import TableDirective, Tournament
+
+
+def drive(
+    tmp_path: Path,
+    players: int,
+    seed: int,
+    *,
+    kill_rate: float = 0.0,
+    commands: dict[int, str] | None = None,
+    **settings: Any,
+) -> tuple[list[dict[str, Any]], dict[int, bytes]]:
+    """A tournament driven step by step as the orchestrator actor drives it (step RNGs, times
+    as logged, tables opened after the step that opened them), tables finishing in a random
+    order and dying mid-hand at `kill_rate`. Returns the store's log and the core pickled
+    after every step, by the seq that step ended at."""
+    cfg = config(players=players, buy_in=100, **settings)
+    order = random.Random(seed)
+    store = SqliteStore(str(tmp_path / "store.db"))
+    log = EventLog(tmp_path / "events.jsonl", store=store, stream="t/run")
+    now = 1_700_000_000.123456789
+    tournament, step = Tournament.start(
+        cfg, names(players), tournament_id="t", now=event_time(now), rng=step_rng(seed, 0)
+    )
+    log.append(step.events, ts=now)
+    ready: dict[int, TableDirective] = {d.table: d for d in tournament.first_hands()}
+    states = {log.seq: snapshot(tournament)}
+
+    def record(events: list[Any], at: float) -> None:
+        log.append(events, ts=at)
+        for directive in tables_opened(tournament, events):
+            ready[directive.table] = directive
+        states[log.seq] = snapshot(tournament)
+
+    steps = 0
+    while ready and not tournament.finished:
+        steps += 1
+        command = (commands or {}).get(steps)
+        if command is not None:  # an operator's command, between two table steps
+            now += 1.0
+            if command == "cancel":
+                record(tournament.cancel("drill", now=event_time(now)).events, event_time(now))
+            else:
+                record(getattr(tournament, command)(now=event_time(now)).events, event_time(now))
+        table = order.choice(sorted(ready))
+        directive = ready.pop(table)
+        if directive.close:
+            continue
+        now += order.random()
+        if directive.next_hand is None:
+            step = tournament.poll(table, rng=step_rng(seed, log.seq))
+            record(step.events, now)
+        elif kill_rate and order.random() < kill_rate:
+            record(tournament.table_lost(table), now)
+            step = tournament.table_restarted(table, node=f"node-{order.randrange(3)}")
+            record(step.events, now)
+        else:
+            report = play(directive.next_hand, order)
+            at = event_time(now)
+            step = tournament.hand_finished(report, now=at, rng=step_rng(seed, log.seq))
+            record(step.events, at)
+        assert step.directive is not None
+        ready[table] = step.directive
+    log.close()
+    records = store.read("t/run")
+    store.close()
+    check_log(cfg, records)
+    return records, states
+
+
+def names(players: int) -> list[str]:
+    return [f"p{k}" for k in range(players)]
+
+
+@pytest.mark.parametrize(
+    ("players", "seed", "settings"),
+    [
+        (23, 1, {"max_per_table": 6, "commands": {6: "pause", 12: "resume", 20: "cancel"}}),
+        (23, 1, {"max_per_table": 6}),
+        (30, 2, {"max_per_table": 7, "policy": "threshold"}),
+        (20, 3, {"max_per_table": 5, "hand_for_hand": 8}),
+        (18, 4, {"max_per_table": 6, "late_registration_levels": 2, "reentries": 1}),
+    ],
+)
+def test_replaying_the_log_from_any_step_rebuilds_the_same_core(
+    tmp_path: Path, players: int, seed: int, settings: dict[str, Any]
+) -> None:
+    records, states = drive(tmp_path, players, seed, kill_rate=0.05, **settings)
+    if settings.pop("commands", None):  # the operator's steps replay too (CRASH-2 cancel)
+        kinds = {r["type"] for r in records}
+        assert {"tournament_paused", "tournament_resumed", "tournament_cancelled"} <= kinds
+    cfg = config(players=players, buy_in=100, **settings)
+    ends = sorted(states)
+    picks = [*random.Random(seed).sample(ends, min(12, len(ends))), ends[-1]]
+    for end in picks:
+        rebuilt = rebuild(cfg, names(players), tournament_id="t", seed=seed, records=records[:end])
+        assert plain(rebuilt) == plain(load_snapshot(states[end])), f"differs after seq {end}"
+        earlier = random.Random(end).choice([e for e in ends if e <= end])
+        from_snapshot = rebuild(
+            cfg,
+            names(players),
+            tournament_id="t",
+            seed=seed,
+            records=records[earlier:end],
+            base=(earlier, load_snapshot(states[earlier])),
+        )
+        assert plain(from_snapshot) == plain(load_snapshot(states[end])), f"{end} from {earlier}"
+
+
+def plain(value: Any) -> Any:
+    """Everything a core holds, as plain comparable data: dicts in their order (the core
+    iterates them), sets sorted, objects by their fields. (Pickles of equal cores differ
+    where a name is one shared string in one and two equal strings in the other.)"""
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return value
+    if isinstance(value, dict):
+        return ["dict", *[(plain(k), plain(v)) for k, v in value.items()]]
+    if isinstance(value, (set, frozenset)):
+        return ["set", *sorted((plain(v) for v in value), key=repr)]
+    if isinstance(value, (list, tuple, deque)):
+        return [type(value).__name__, *[plain(v) for v in value]]
+    fields = {
+        name: getattr(value, name)
+        for cls in type(value).__mro__
+        for name in getattr(cls, "__slots__", ())
+        if hasattr(value, name)
+    }
+    fields.update(getattr(value, "__dict__", {}))
+    return [type(value).__name__, *sorted((k, plain(v)) for k, v in fields.items())]
+
+
+def test_the_log_records_the_polls_that_changed_something(tmp_path: Path) -> None:
+    """A waiting table's poll that deals it a hand (or takes a floor decision) is logged as
+    `table_polled`, first in its batch, so a replay takes it again."""
+    records, _ = drive(tmp_path, 20, 3, max_per_table=5, hand_for_hand=8)
+    polled = [k for k, r in enumerate(records) if r["type"] == "table_polled"]
+    assert polled
+    assert all(k + 1 == len(records) or "cause" not in records[k + 1] for k in polled)
+
+
+def test_a_log_that_replays_to_other_decisions_is_refused_naming_the_seq(
+    tmp_path: Path,
+) -> None:
+    records, _ = drive(tmp_path, 23, 1, max_per_table=6)
+    cfg = config(players=23, buy_in=100, max_per_table=6)
+    moved = next(r for r in records if r["type"] == "player_moved")
+    tampered = [dict(r, to_seat=r["to_seat"] % 6 + 1) if r is moved else r for r in records]
+    with pytest.raises(RecoveryError, match=f"seq {moved['seq']}: the log holds"):
+        rebuild(cfg, names(23), tournament_id="t", seed=1, records=tampered)
+    caused_by = {r["cause"] for r in records if "cause" in r}
+    finished = next(r for r in records if r["seq"] in caused_by)
+    caused = [r for r in records if r.get("cause") == finished["seq"]]  # then lead nothing
+    without = [r for r in records if r is not finished]
+    with pytest.raises(RecoveryError, match=f"seq {caused[0]['seq']}: .* does not begin a step"):
+        rebuild(cfg, names(23), tournament_id="t", seed=1, records=without)
+    with pytest.raises(RecoveryError, match="the log holds"):
+        rebuild(cfg, names(23), tournament_id="t", seed=2, records=records)
+
+
+def test_events_file_is_brought_level_with_the_store_after_a_crash(tmp_path: Path) -> None:
+    """The store has the truth; a crash between the store and the file, or in the middle of
+    a line, leaves the file behind: resuming writes what it lacks, once."""
+    records, _ = drive(tmp_path, 12, 5, max_per_table=6)
+    path = tmp_path / "events.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    assert [json.loads(line)["seq"] for line in lines] == [r["seq"] for r in records]
+    path.write_text("".join(lines[:-5]) + lines[-5][:7])  # the last 5 lost, one torn
+    store = SqliteStore(str(tmp_path / "store.db"))
+    log = EventLog(path, store=store, stream="t/run")
+    log.resume(records)
+    log.close()
+    store.close()
+    assert path.read_text() == "".join(lines)
+    assert log.seq == records[-1]["seq"]
+
+
+def test_a_redis_restarted_without_its_data_gets_the_log_back_from_memory(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """docs/OPERATIONS.md "a lost tail": Redis comes back empty (no AOF here); the next
+    append finds the gap and appends what the orchestrator still holds, then goes on."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "again").mkdir()
+    records, _ = drive(tmp_path / "run", 10, 6, max_per_table=5)
+    store = open_store(redis_server.url)
+    log = EventLog(tmp_path / "again" / "events.jsonl", store=store, stream="t/run")
+    log.resume(records[:40])
+    store.append("t/run", records[:40])
+    redis_server.restart()
+    assert store.last_seq("t/run") == 0
+    assert log.seq == 40
+    from orchestrator.events import TableClosed
+
+    log.append([TableClosed(table=99)], ts=1.0)
+    stored = store.read("t/run")
+    assert [r["seq"] for r in stored] == list(range(1, 42))
+    assert stored[:40] == json.loads(json.dumps(records[:40]))
+    log.close()
+    store.close()
