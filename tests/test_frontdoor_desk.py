@@ -27,7 +27,11 @@ blinds = [[25, 50]]
 
 def desk_on(tmp_path: Path) -> Desk:
     settings = DeskSettings(
-        data_dir=tmp_path / "data", deck_target="-", gateway_target="-", gateway_secret="s"
+        data_dir=tmp_path / "data",
+        deck_target="-",
+        gateway_target="-",
+        gateway_secret="s",
+        store_url="-",
     )
     return Desk(open_store(f"sqlite:///{tmp_path / 'store.db'}"), PlayerHub(), settings)
 

@@ -46,7 +46,11 @@ def server_on(tmp_path: Path, tls: TlsFiles | None) -> FrontDoorServer:
 
     def desk(hub: PlayerHub, gateway: str, secret: str, registry: CollectorRegistry) -> Desk:
         settings = DeskSettings(
-            data_dir=tmp_path, deck_target="-", gateway_target=gateway, gateway_secret=secret
+            data_dir=tmp_path,
+            deck_target="-",
+            gateway_target=gateway,
+            gateway_secret=secret,
+            store_url="-",
         )
         return Desk(store, hub, settings)
 

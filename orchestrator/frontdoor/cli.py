@@ -102,6 +102,7 @@ def _serve(args: argparse.Namespace) -> int:
                 deck_target=deck_target,
                 gateway_target=gateway,
                 gateway_secret=secret,
+                store_url=args.store,
                 seed=args.seed,
             )
             return Desk(store, hub, settings, metrics=TournamentMetrics(registry))

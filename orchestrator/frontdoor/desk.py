@@ -16,6 +16,7 @@ import contextlib
 import logging
 import re
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +68,7 @@ class DeskSettings:
     deck_target: str
     gateway_target: str  # where table actors reach the gateway
     gateway_secret: str
+    store_url: str  # where the orchestrators keep their event logs (recovery, issue 6)
     seed: int = 0
 
 
@@ -417,7 +419,12 @@ class Desk:
             raise NotAvailable(f"the tournament's orchestrator is unreachable: {exc}") from exc
 
     async def _launch(self, entry: Entry, players: list[str]) -> Any:
-        from orchestrator.actor import OrchestratorActor, TableSettings
+        from orchestrator.actor import (
+            RESTARTABLE,
+            OrchestratorActor,
+            StoreSettings,
+            TableSettings,
+        )
         from table_worker.remote import GatewaySettings
 
         settings = self._settings
@@ -435,7 +442,7 @@ class Desk:
             ),
         )
         orchestrator = OrchestratorActor.options(
-            name=f"{entry.tournament_id}-orchestrator", lifetime="detached"
+            name=f"{entry.tournament_id}-orchestrator", **RESTARTABLE
         ).remote(
             entry.config.with_players(len(players)),
             players,
@@ -443,8 +450,9 @@ class Desk:
             seed=settings.seed,
             out_dir=str(out),
             tables=tables,
+            store=StoreSettings(url=settings.store_url, run_id=uuid.uuid4().hex[:12]),
         )
-        await orchestrator.start.remote(orchestrator)
+        await orchestrator.start.remote()
         return orchestrator
 
     def _follow(self, entry: Entry) -> None:
