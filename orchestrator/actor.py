@@ -122,7 +122,12 @@ class Orchestrator:
             _patiently(
                 lambda: self._store.register(
                     self._stream,
-                    {"tournament": tournament_id, "run": store.run_id, "out": str(self._out)},
+                    {
+                        "tournament": tournament_id,
+                        "run": store.run_id,
+                        "out": str(self._out),
+                        "seed": seed,
+                    },
                 )
             )
             now = event_time(time.time())
@@ -131,6 +136,7 @@ class Orchestrator:
             )
             self._log.append(step.events, ts=now)
             self._opening = self._tournament.first_hands()
+            self._save_snapshot()  # it holds the config: `mtt cancel --store` rebuilds from it
 
     def _take_lease(self) -> None:
         if not self._store.acquire(self._stream, self._owner, LEASE_SECONDS):

@@ -108,6 +108,21 @@ def register(
     replay.add_argument("dir", type=Path, help="the run's output folder")
     replay.set_defaults(handler=_replay)
 
+    cancel = commands.add_parser(
+        "cancel",
+        help="cancel a tournament whose orchestrator cannot run, and roll it forward (CRASH-2)",
+        description="CRASH-2 by hand, from the store the run used: rebuild the tournament from "
+        "its log, void the hands in progress, pay the prizes already won and roll everyone "
+        "still in forward through the ledger; the step is appended to the log (and to the run "
+        "folder's events.jsonl and results.json when it is on this machine). Refused while a "
+        "live orchestrator holds the tournament: cancel through it then (the front door or "
+        "the live view). Exit 0 cancelled, 1 refused, 2 not found or unreadable.",
+    )
+    cancel.add_argument("tournament", help="the tournament's id, or id/run when it has several")
+    cancel.add_argument("--reason", required=True, help="why, for the log and the players")
+    cancel.add_argument("--store", required=True, help="the store URL the run used")
+    cancel.set_defaults(handler=_cancel)
+
     tournament = bench.add_parser(
         "tournament",
         help="a whole tournament's wall time, hands/s and report handling time",
@@ -247,6 +262,40 @@ def _replay(args: argparse.Namespace) -> int:
         print(violation)
     print(report.verdict())
     return 1 if report.violations else 0
+
+
+def _cancel(args: argparse.Namespace) -> int:
+    import time
+
+    from orchestrator.cancellation import cancel_in_store, find_stream
+    from orchestrator.errors import RecoveryError, StoreError, TournamentStateError
+    from orchestrator.store import open_store
+
+    try:
+        store = open_store(args.store)
+    except StoreError as exc:
+        print(f"mtt cancel: {exc}", file=sys.stderr)
+        return 2
+    try:
+        stream = find_stream(store, args.tournament)
+        done = cancel_in_store(store, stream, args.reason, now=time.time())
+    except TournamentStateError as exc:
+        print(f"mtt cancel: refused: {exc}", file=sys.stderr)
+        return 1
+    except (StoreError, RecoveryError) as exc:
+        print(f"mtt cancel: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    rolled = [e for e in done.events if e["type"] == "roll_forward_paid"]
+    paid = sum(e["equal_share"] + e["chip_share"] for e in rolled)
+    print(
+        f"{stream} cancelled ({args.reason}): {len(rolled)} players rolled forward with "
+        f"{paid} cents of the prize pool; events {done.events[0]['seq']}.."
+        f"{done.events[-1]['seq']} appended to the store's log"
+        + (f" and to {done.folder}/events.jsonl" if done.folder else "")
+    )
+    return 0
 
 
 def _bench(args: argparse.Namespace) -> int:
