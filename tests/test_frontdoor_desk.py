@@ -1,0 +1,109 @@
+"""Tournaments at the front door before Ray is involved: creation from config text, REG-1 and
+REG-2 through the registration core, tokens, refusals, and a restart rebuilt from the store."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from orchestrator.frontdoor.desk import Desk, DeskSettings
+from orchestrator.frontdoor.errors import InvalidRequest, NotFound, WrongState
+from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.store import open_store
+
+CONFIG = """
+[tournament]
+name = "Friday Night"
+buy_in = 1000
+fee = 100
+cancellation_percent = 10
+action_seconds = 12.5
+[levels]
+blinds = [[25, 50]]
+"""
+
+
+def desk_on(tmp_path: Path) -> Desk:
+    settings = DeskSettings(
+        data_dir=tmp_path / "data",
+        deck_target="-",
+        gateway_target="-",
+        gateway_secret="s",
+        store_url="-",
+    )
+    return Desk(open_store(f"sqlite:///{tmp_path / 'store.db'}"), PlayerHub(), settings)
+
+
+def test_reg1_reg2_registration_through_the_core_with_tokens(tmp_path: Path) -> None:
+    desk = desk_on(tmp_path)
+    entry = desk.create(CONFIG)
+    assert entry.tournament_id == "Friday-Night" and entry.config.action_seconds == 12.5
+    with pytest.raises(WrongState):  # registration not open yet
+        desk.register("Friday-Night", "ann")
+    desk.open_registration("Friday-Night")
+    tokens = {name: desk.register("Friday-Night", name) for name in ("ann", "bob", "cy")}
+    assert desk.player_of(tokens["ann"]) == ("Friday-Night", "ann")
+    assert entry.registration.prize_pool == 3 * 1000  # REG-1: the fee to the operator
+    with pytest.raises(WrongState, match="already"):
+        desk.register("Friday-Night", "ann")
+    desk.unregister("Friday-Night", "cy")  # REG-2: refunded less 10% of the entry
+    assert desk.player_of(tokens["cy"]) is None
+    assert entry.registration.ledger.balance_of("cy") == 1100 - 110
+    assert sorted(desk.players(entry)) == ["ann", "bob"]
+    with pytest.raises(NotFound):
+        desk.unregister("Friday-Night", "cy")
+    for bad in ("", "../x", "a" * 40):
+        with pytest.raises(InvalidRequest):
+            desk.register("Friday-Night", bad)
+    with pytest.raises(NotFound):
+        desk.get("nope")
+    assert sorted(desk.players(entry)) == ["ann", "bob"]  # the refusals changed nothing
+
+
+def test_create_refuses_bad_config_text_and_duplicate_ids(tmp_path: Path) -> None:
+    desk = desk_on(tmp_path)
+    for text in ("[tournament", "[tournament]\nname='x'\nbogus=1\n[levels]\nblinds=[[1,2]]"):
+        with pytest.raises(InvalidRequest):
+            desk.create(text)
+    with pytest.raises(InvalidRequest, match="action_seconds"):
+        desk.create(CONFIG.replace("12.5", "0"))
+    desk.create(CONFIG, "fri")
+    with pytest.raises(WrongState):
+        desk.create(CONFIG, "fri")
+    assert desk.create(CONFIG).tournament_id == "Friday-Night"
+    assert desk.create(CONFIG).tournament_id == "Friday-Night-2"
+    assert [e.tournament_id for e in desk.all()] == ["Friday-Night", "Friday-Night-2", "fri"]
+
+
+def test_a_restarted_front_door_rebuilds_registrations_from_the_store(tmp_path: Path) -> None:
+    first = desk_on(tmp_path)
+    first.create(CONFIG, "fri")
+    first.open_registration("fri")
+    tokens = {name: first.register("fri", name) for name in ("ann", "bob", "cy")}
+    first.unregister("fri", "bob")
+    again = desk_on(tmp_path)
+    asyncio.run(again.restore())
+    entry = again.get("fri")
+    assert entry.state == "registering" and sorted(again.players(entry)) == ["ann", "cy"]
+    assert again.player_of(tokens["ann"]) == ("fri", "ann")
+    assert again.player_of(tokens["bob"]) is None
+    assert entry.registration.prize_pool == 2 * 1000
+    again.register("fri", "dee")  # and it goes on from there
+
+
+def test_crash1_cancelling_in_registration_refunds_every_entry(tmp_path: Path) -> None:
+    desk = desk_on(tmp_path)
+    desk.create(CONFIG, "fri")
+    desk.open_registration("fri")
+    for name in ("ann", "bob"):
+        desk.register("fri", name)
+    with pytest.raises(InvalidRequest):
+        asyncio.run(desk.cancel("fri", " "))
+    entry = asyncio.run(desk.cancel("fri", "venue closed"))
+    assert entry.state == "cancelled"
+    assert [e["type"] for e in entry.events if e["type"] == "refund"] == ["refund", "refund"]
+    assert entry.registration.ledger.balance_of("ann") == 1100  # fee and commission back
+    with pytest.raises(WrongState):
+        asyncio.run(desk.cancel("fri", "again"))
