@@ -107,3 +107,51 @@ def test_crash1_cancelling_in_registration_refunds_every_entry(tmp_path: Path) -
     assert entry.registration.ledger.balance_of("ann") == 1100  # fee and commission back
     with pytest.raises(WrongState):
         asyncio.run(desk.cancel("fri", "again"))
+
+
+def test_crash1_a_tournament_in_registration_is_rescheduled_on_the_next_front_door(
+    tmp_path: Path,
+) -> None:
+    lost_host = desk_on(tmp_path)
+    lost_host.create(CONFIG, "fri")
+    lost_host.open_registration("fri")
+    token = lost_host.register("fri", "ann")
+    # the host dies; another front door on the same store takes the tournament over
+    elsewhere = desk_on(tmp_path)
+    asyncio.run(elsewhere.restore())
+    entry = elsewhere.get("fri")
+    assert entry.state == "registering" and elsewhere.player_of(token) == ("fri", "ann")
+    store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    assert store.read("fri.frontdoor")[-1]["type"] == "rescheduled"
+    elsewhere.register("fri", "bob")
+
+
+def test_crash1_one_that_cannot_be_rescheduled_is_cancelled_with_full_refunds(
+    tmp_path: Path,
+) -> None:
+    lost_host = desk_on(tmp_path)
+    lost_host.create(CONFIG, "fri")
+    lost_host.open_registration("fri")
+    lost_host.register("fri", "ann")
+    lost_host.register("fri", "bob")
+    lost_host.create(CONFIG, "sat")  # a healthy one beside it
+    lost_host.open_registration("sat")
+    lost_host.register("sat", "cy")
+    store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    ann = next(r for r in store.read("fri.frontdoor") if r.get("player") == "ann")
+    # a registration the core now refuses (ann twice): the log no longer replays
+    store.append("fri.frontdoor", [{**ann, "seq": store.last_seq("fri.frontdoor") + 1}])
+    elsewhere = desk_on(tmp_path)
+    asyncio.run(elsewhere.restore())
+    fri = elsewhere.get("fri")
+    assert fri.state == "cancelled" and not fri.tokens
+    refunds = {e["player"]: e["amount"] for e in fri.events if e["type"] == "refund"}
+    assert refunds == {"ann": 1100, "bob": 1100}  # CRASH-1: buy-in and fee, in full
+    assert fri.registration.ledger.balance_of("ann") == 1100
+    assert store.read("fri.frontdoor")[-1]["type"] == "cancelled"
+    assert elsewhere.get("sat").state == "registering"  # the other one went on
+    logged = len(store.read("fri.frontdoor"))
+    again = desk_on(tmp_path)  # and the cancellation stands, settled once
+    asyncio.run(again.restore())
+    assert again.get("fri").state == "cancelled"
+    assert len(store.read("fri.frontdoor")) == logged

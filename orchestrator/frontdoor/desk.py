@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import re
+import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -28,6 +30,7 @@ from orchestrator.errors import (
     ConfigError,
     LedgerError,
     NotRegisteredError,
+    OrchestratorError,
     RegistrationError,
     StoreError,
 )
@@ -60,6 +63,7 @@ PLAYER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 MAX_CONFIG_BYTES = 64 * 1024
 EVENT_POLL_SECONDS = 0.2
 LOG_SUFFIX = ".frontdoor"
+HOST = f"{socket.gethostname()}:{os.getpid()}"  # who took a rescheduled tournament over
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -299,47 +303,91 @@ class Desk:
     # --- restart ------------------------------------------------------------------------
 
     async def restore(self) -> None:
-        """Rebuild every tournament from its store log (after a restart of `mtt serve`)."""
-        import ray
-
+        """Rebuild every tournament from its store log (after a restart of `mtt serve`, here or
+        on another host). CRASH-1: a tournament in registration is rescheduled on this front
+        door (`rescheduled` is logged); one whose log can no longer be replayed is cancelled
+        with every entry refunded in full. One tournament's trouble never stops the others."""
         for stream in self._store.tournaments():
             if not stream.endswith(LOG_SUFFIX):
                 continue
-            records = self._store.read(stream)
+            tournament_id = stream[: -len(LOG_SUFFIX)]
+            try:
+                records = self._store.read(stream)
+            except StoreError as exc:
+                log.error("%s: its log cannot be read, left out: %s", tournament_id, exc)
+                continue
             if not records or records[0]["type"] != "created":
                 continue
-            tournament_id = stream[: -len(LOG_SUFFIX)]
-            config = config_from_text(records[0]["config"], source=tournament_id)
+            try:
+                config = config_from_text(records[0]["config"], source=tournament_id)
+            except ConfigError as exc:
+                log.error("%s: its config no longer loads, left out: %s", tournament_id, exc)
+                continue
             entry = self._new_entry(tournament_id, config, records[0]["config"])
             entry.logged = len(records)
-            now = self._clock()
-            for record in records[1:]:
-                kind = record["type"]
-                if kind == "registration_opened":
-                    entry.registration.open(now=now)
-                    entry.state = "registering"
-                elif kind == "registered":
-                    self._take_entry(entry, record["player"])
-                    self._issue(entry, record["player"], record["token"])
-                elif kind == "unregistered":
-                    entry.registration.unregister(record["player"], now=now)
-                    self._revoke(entry, record["player"])
-                elif kind == "started":
-                    entry.registration.start(now=now)
-                    entry.seated = tuple(record["players"])
-                    entry.state = "running"
-                elif kind == "cancelled":
-                    entry.state = "cancelled"
             self._entries[tournament_id] = entry
-            if entry.state == "running":
-                try:
-                    entry.orchestrator = ray.get_actor(f"{tournament_id}-orchestrator")
-                except ValueError:
-                    entry.state = "lost"  # the cluster went with the front door
-                    log.warning("%s: its orchestrator is gone", tournament_id)
-                    continue
-                self._follow(entry)
-            log.info("restored %s (%s)", tournament_id, entry.state)
+            if any(r["type"] == "cancelled" for r in records):
+                entry.state = "cancelled"  # its refunds are settled and logged: nothing to redo
+                continue
+            try:
+                self._replay(entry, records[1:])
+            except (FrontDoorError, OrchestratorError, KeyError, TypeError) as exc:
+                self._cannot_reschedule(entry, exc)
+                continue
+            if entry.state in ("announced", "registering"):
+                self._persist(entry, {"type": "rescheduled", "host": HOST})
+                log.info("%s rescheduled on %s (CRASH-1)", tournament_id, HOST)
+            elif entry.state == "running":
+                self._reattach(entry)
+
+    def _replay(self, entry: Entry, records: list[dict[str, Any]]) -> None:
+        now = self._clock()
+        for record in records:
+            kind = record["type"]
+            if kind == "registration_opened":
+                entry.registration.open(now=now)
+                entry.state = "registering"
+            elif kind == "registered":
+                self._take_entry(entry, record["player"])
+                self._issue(entry, record["player"], record["token"])
+            elif kind == "unregistered":
+                entry.registration.unregister(record["player"], now=now)
+                self._revoke(entry, record["player"])
+            elif kind == "started":
+                entry.registration.start(now=now)
+                entry.seated = tuple(record["players"])
+                entry.state = "running"
+
+    def _cannot_reschedule(self, entry: Entry, error: Exception) -> None:
+        """CRASH-1's other branch: in registration and not replayable here, the tournament is
+        cancelled and every entry taken so far given back in full."""
+        log.error("%s cannot be rescheduled: %s", entry.tournament_id, error)
+        if entry.state not in ("announced", "registering"):
+            entry.state = "lost"
+            return
+        reason = f"could not be rescheduled after its host was lost ({error})"
+        now = self._clock()
+        events = entry.registration.cancel(reason, now=now)
+        entry.events += [
+            {"seq": len(entry.events) + k, "ts": now, "type": e.EVENT_TYPE, **e.fields()}
+            for k, e in enumerate(events, start=1)
+        ]
+        for player in set(entry.tokens.values()):
+            self._revoke(entry, player)
+        entry.state = "cancelled"
+        self._persist(entry, {"type": "cancelled", "reason": reason})
+
+    def _reattach(self, entry: Entry) -> None:
+        import ray
+
+        try:
+            entry.orchestrator = ray.get_actor(f"{entry.tournament_id}-orchestrator")
+        except ValueError:
+            entry.state = "lost"  # the cluster went with the front door
+            log.warning("%s: its orchestrator is gone", entry.tournament_id)
+            return
+        self._follow(entry)
+        log.info("restored %s (running)", entry.tournament_id)
 
     async def close(self) -> None:
         for entry in self._entries.values():
