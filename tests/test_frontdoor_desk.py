@@ -4,6 +4,9 @@ REG-2 through the registration core, tokens, refusals, and a restart rebuilt fro
 from __future__ import annotations
 
 import asyncio
+import json
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,7 @@ import pytest
 from orchestrator.frontdoor.desk import Desk, DeskSettings
 from orchestrator.frontdoor.errors import InvalidRequest, NotFound, WrongState
 from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.frontdoor.views import LiveViews, view_server
 from orchestrator.store import open_store
 
 CONFIG = """
@@ -155,3 +159,56 @@ def test_crash1_one_that_cannot_be_rescheduled_is_cancelled_with_full_refunds(
     asyncio.run(again.restore())
     assert again.get("fri").state == "cancelled"
     assert len(store.read("fri.frontdoor")) == logged
+
+
+def test_mtt_serve_live_views_show_each_tournament_with_operator_actions(
+    tmp_path: Path,
+) -> None:
+    """`mtt serve --ui-port`: the list, a tournament's clock and lobby under /t/{id}/ (links
+    relative to it), its state, and operator actions through the desk behind the credential."""
+    desk = desk_on(tmp_path)
+    desk.create(CONFIG, "fri")
+    desk.open_registration("fri")
+    desk.register("fri", "ann")
+    token = "operator-secret-0123"
+
+    def http(url: str, *, post: bool = False, auth: str = "") -> tuple[int, str]:
+        request = urllib.request.Request(url, method="POST" if post else "GET")
+        if auth:
+            request.add_header("Authorization", f"Bearer {auth}")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    async def scenario() -> None:
+        server = view_server(LiveViews(desk, operator_token=token), host="127.0.0.1", port=0)
+        serving = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.02)
+        base = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+        try:
+            status, page = await asyncio.to_thread(http, base + "/")
+            assert status == 200 and 'href="t/fri/"' in page and "registering" in page
+            status, page = await asyncio.to_thread(http, base + "/t/fri/lobby")
+            assert status == 200 and 'src="static/ui.js"' in page
+            status, script = await asyncio.to_thread(http, base + "/t/fri/static/ui.js")
+            assert status == 200 and 'EventSource("api/events")' in script
+            status, state = await asyncio.to_thread(http, base + "/t/fri/api/state")
+            assert status == 200 and json.loads(state)
+            assert (await asyncio.to_thread(http, base + "/t/nope/"))[0] == 404
+            pause = base + "/t/fri/api/control/pause"
+            assert (await asyncio.to_thread(http, pause, post=True))[0] == 401
+            status, body = await asyncio.to_thread(http, pause, post=True, auth=token)
+            assert status == 409 and "registering" in json.loads(body)["error"]
+            status, body = await asyncio.to_thread(
+                http, base + "/t/fri/api/control/cancel", post=True, auth=token
+            )
+            assert status == 200, body
+            assert desk.get("fri").state == "cancelled"  # CRASH-1 through the view
+        finally:
+            server.should_exit = True
+            await serving
+
+    asyncio.run(scenario())

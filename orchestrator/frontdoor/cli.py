@@ -61,6 +61,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     serve.add_argument("--tls-cert", default=None, help="PEM certificate chain: serve TLS")
     serve.add_argument("--tls-key", default=None, help="PEM private key (with --tls-cert)")
     serve.add_argument("--seed", type=int, default=0, help="seed of seating draws (0)")
+    serve.add_argument(
+        "--ui-port",
+        type=int,
+        default=None,
+        help="serve every tournament's live clock and lobby on HTTP here (/t/<id>/)",
+    )
+    serve.add_argument("--ui-host", default="127.0.0.1", help="its address (127.0.0.1)")
     serve.set_defaults(handler=_serve)
 
 
@@ -73,6 +80,7 @@ def _serve(args: argparse.Namespace) -> int:
     from orchestrator.frontdoor.errors import FrontDoorError, InvalidRequest
     from orchestrator.frontdoor.hub import PlayerHub
     from orchestrator.frontdoor.server import FrontDoorServer, TlsFiles
+    from orchestrator.frontdoor.views import LiveViews, view_server
     from orchestrator.metrics import TournamentMetrics
     from orchestrator.run import deck_service, local_ray
     from orchestrator.store import open_store
@@ -105,7 +113,10 @@ def _serve(args: argparse.Namespace) -> int:
                 store_url=args.store,
                 seed=args.seed,
             )
-            return Desk(store, hub, settings, metrics=TournamentMetrics(registry))
+            desks.append(Desk(store, hub, settings, metrics=TournamentMetrics(registry)))
+            return desks[-1]
+
+        desks: list[Desk] = []
 
         async def run() -> None:
             server = FrontDoorServer(
@@ -130,7 +141,22 @@ def _serve(args: argparse.Namespace) -> int:
                 f"decks {deck_target}, store {args.store}{metrics})",
                 flush=True,
             )
+            views = None
+            if args.ui_port is not None:
+                views = view_server(
+                    LiveViews(desks[-1], operator_token=credential),
+                    host=args.ui_host,
+                    port=args.ui_port,
+                )
+                shown = asyncio.create_task(views.serve())
+                while not views.started and not shown.done():
+                    await asyncio.sleep(0.05)
+                bound = views.servers[0].sockets[0].getsockname()[1] if views.started else "-"
+                print(f"live views on http://{args.ui_host}:{bound}/", flush=True)
             await task
+            if views is not None:
+                views.should_exit = True
+                await shown
 
         asyncio.run(run())
     print("front door stopped", flush=True)
