@@ -27,12 +27,19 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import ray
 
 from orchestrator.config import TournamentConfig
-from orchestrator.errors import LeaseLost, RecoveryError, StoreUnavailable, TournamentExists
+from orchestrator.errors import (
+    LeaseLost,
+    RecoveryError,
+    ReportError,
+    StoreUnavailable,
+    TournamentExists,
+    TournamentStateError,
+)
 from orchestrator.eventlog import EventLog, event_time
 from orchestrator.events import Event, NodeLost, SideEventStarted
 from orchestrator.metrics import OrchestratorTimings
@@ -169,10 +176,19 @@ class Orchestrator:
             self._spawn(self._follow(table, actor))
         self._reattach_side_events()
 
-    def _spawn(self, work: Any) -> None:
-        task = asyncio.get_running_loop().create_task(work)
+    def _spawn(self, work: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work)
         self._watchers.add(task)
-        task.add_done_callback(self._watchers.discard)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        """A background task (a table followed, restarted, a node checked) that failed would
+        leave its table unwatched and the tournament waiting for it forever, maybe with the
+        core half-way through a step: crash, and Ray rebuilds this actor from the log."""
+        self._watchers.discard(task)
+        if not task.cancelled() and (failure := task.exception()) is not None:
+            _crash(f"the background task {task.get_coro()!r} failed", failure)
 
     def _live_table_actors(self) -> dict[int, int]:
         """Table -> the generation of its newest live actor, by name (one call to Ray)."""
@@ -282,9 +298,7 @@ class Orchestrator:
         if lost_node:
             self._lost.setdefault(lost_node, set()).add(table)
             if lost_node not in self._node_checks:  # one check per node, aside
-                self._node_checks[lost_node] = asyncio.get_running_loop().create_task(
-                    self._log_node_loss(lost_node)
-                )
+                self._node_checks[lost_node] = self._spawn(self._log_node_loss(lost_node))
         if self._in_play(table):
             self._record(self._tournament.table_lost(table), time.time())  # the hand is void
         while True:  # a new actor may land on a node that is dying too: then try again
@@ -326,11 +340,9 @@ class Orchestrator:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
         try:
             self._log.append(events, ts=now)
-        except RecoveryError:
-            # The core is ahead of a log that cannot take the step: die, and let Ray restart
-            # this actor from what the log holds (a crash, so Ray does restart it).
-            logging.getLogger(__name__).exception("the event log refused a step")
-            os._exit(1)
+        except RecoveryError as exc:
+            # The core is ahead of a log that cannot take the step.
+            _crash("the event log refused a step", exc)
         for directive in tables_opened(self._tournament, events):
             if directive.table not in self._runs:
                 self._open_table(directive)
@@ -422,7 +434,7 @@ class Orchestrator:
         started, cpu_started = time.perf_counter(), time.thread_time()
         now = event_time(time.time())
         rng = step_rng(self._seed, self._log.seq)
-        step = self._tournament.hand_finished(report, now=now, rng=rng)
+        step = _decide(lambda: self._tournament.hand_finished(report, now=now, rng=rng))
         decided = time.perf_counter()
         self._record(step.events, now)
         handled = time.perf_counter()
@@ -433,7 +445,8 @@ class Orchestrator:
 
     async def poll(self, table: int) -> TableDirective:
         await self._ready()
-        step = self._tournament.poll(table, rng=step_rng(self._seed, self._log.seq))
+        rng = step_rng(self._seed, self._log.seq)
+        step = _decide(lambda: self._tournament.poll(table, rng=rng))
         self._record(step.events, time.time())
         assert step.directive is not None
         return step.directive
@@ -455,7 +468,7 @@ class Orchestrator:
 
     def _command(self, command: Callable[..., Step]) -> None:
         now = event_time(time.time())
-        self._record(command(now=now).events, now)  # refused commands raise, logging nothing
+        self._record(_decide(lambda: command(now=now)).events, now)
 
     async def events_since(self, seq: int) -> list[dict[str, Any]]:
         return self._log.since(seq)
@@ -515,6 +528,26 @@ async def _node_died(node: str) -> bool:
             return True
         await asyncio.sleep(0.2)
     return False
+
+
+def _decide(step: Callable[[], Step]) -> Step:
+    """Take one step of the core. Its refusals (a report that does not match the hand dealt,
+    a command the state refuses) are raised before it changes anything and go back to the
+    caller; any other failure may leave it half-way through a step that no log holds."""
+    try:
+        return step()
+    except (ReportError, TournamentStateError):
+        raise
+    except Exception as exc:  # the top of the step: the core's state is unknown now
+        _crash("the tournament core failed in a step", exc)
+
+
+def _crash(reason: str, failure: BaseException) -> NoReturn:
+    """Die with the reason logged: Ray restarts this actor (a crash, not an exit), and the
+    new one rebuilds the core from the log, which holds every step that was taken whole."""
+    logging.getLogger(__name__).error("%s; restarting from the log", reason, exc_info=failure)
+    logging.shutdown()
+    os._exit(1)
 
 
 class _NotPlaying(Exception):
