@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from orchestrator.config import TournamentConfig
 from orchestrator.errors import (
@@ -221,16 +222,23 @@ class Orchestrator:
         await self._ready()
         return len(self._runs)
 
-    def _new_table_actor(self, table: int) -> Any:
+    def _new_table_actor(self, table: int, *, avoid: str = "") -> Any:
+        """A new actor for `table`, spread over the nodes, or for a restart on the live node
+        hosting the fewest tables, never `avoid` (the node just lost: until Ray declares it
+        dead it still takes actors, which then wait there for its death to fail)."""
         from table_worker.actor import TableActor  # the table module loads in table processes
 
         settings = self._settings
         self._generation[table] = self._generation.get(table, 0) + 1
         name = self._table_name(table, self._generation[table])
+        strategy: Any = "SPREAD"
+        target = self._emptiest_live_node(avoid) if avoid else None
+        if target is not None:  # soft: if it dies too, Ray places the actor elsewhere
+            strategy = NodeAffinitySchedulingStrategy(node_id=target, soft=True)
         # Detached: it outlives an orchestrator that dies, to be found again by name. Two
         # threads: `run` holds one for the table's life, so `node` still answers.
         return TableActor.options(
-            name=name, lifetime="detached", max_concurrency=2, scheduling_strategy="SPREAD"
+            name=name, lifetime="detached", max_concurrency=2, scheduling_strategy=strategy
         ).remote(
             tournament_id=self._tournament_id,
             table=table,
@@ -240,6 +248,12 @@ class Orchestrator:
             policies=settings.policies,
             seed=settings.seed,
         )
+
+    def _emptiest_live_node(self, avoid: str) -> str | None:
+        nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
+        live = [n["NodeID"] for n in nodes if n["Alive"] and n["NodeID"] != avoid]
+        hosted = list(self._nodes.values())
+        return min(live, key=lambda node: (hosted.count(node), node), default=None)
 
     def _open_table(self, directive: TableDirective, actor: Any = None) -> None:
         actor = actor if actor is not None else self._new_table_actor(directive.table)
@@ -294,6 +308,7 @@ class Orchestrator:
         return table in self._tournament.tables and not self._tournament.finished
 
     async def _restart(self, table: int) -> None:
+        started = time.perf_counter()
         lost_node = self._nodes.pop(table, "")
         if lost_node:
             self._lost.setdefault(lost_node, set()).add(table)
@@ -301,13 +316,16 @@ class Orchestrator:
                 self._node_checks[lost_node] = self._spawn(self._log_node_loss(lost_node))
         if self._in_play(table):
             self._record(self._tournament.table_lost(table), time.time())  # the hand is void
+        voided, attempts = time.perf_counter(), 0
         while True:  # a new actor may land on a node that is dying too: then try again
-            actor = self._new_table_actor(table)
+            attempts += 1
+            actor = self._new_table_actor(table, avoid=lost_node)
             try:
                 node = await actor.node.remote()
                 break
             except ray.exceptions.RayActorError:
                 await asyncio.sleep(RESTART_BACKOFF)
+        placed = time.perf_counter()
         if not self._in_play(table):  # closed meanwhile (or the tournament ended)
             self._runs.pop(table, None)
             ray.kill(actor)
@@ -318,6 +336,16 @@ class Orchestrator:
         self._record(step.events, time.time())  # logged before the new actor deals
         assert step.directive is not None
         self._open_table(step.directive, actor)
+        logging.getLogger(__name__).info(
+            "table %d restarted in %.2fs: void logged %.2fs, new actor ready %.2fs "
+            "(%d attempts), restart logged %.2fs",
+            table,
+            time.perf_counter() - started,
+            voided - started,
+            placed - voided,
+            attempts,
+            time.perf_counter() - placed,
+        )
 
     async def _log_node_loss(self, node: str) -> None:
         """`node_lost` once Ray reports the node dead (a lone actor's death is not one),
