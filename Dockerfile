@@ -25,6 +25,7 @@ USER mtt
 
 # Ray in a cluster must use the pod's address (the packages default to 127.0.0.1 for local runs).
 ENV RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=1
-# 7070 deck service gRPC, 9100 its metrics; 50051 front door gRPC, 9090 its metrics.
-EXPOSE 7070 9100 50051 9090
+# 7070 deck service gRPC, 9100 its metrics; 50051 front door gRPC, 50052 its table gateway,
+# 9090 its metrics.
+EXPOSE 7070 9100 50051 50052 9090
 CMD ["mtt", "--help"]

@@ -23,14 +23,16 @@ demo: setup
 	$(VENV)/bin/mtt run examples/freezeout-1000.toml --out out/demo
 
 # Servers the tests start themselves (redis-server), the headless browser the UI tests drive
-# (chromium, chromium-driver) and Prometheus (with promtool), which checks the alert rules and
-# scrapes a real run (tests/test_deploy.py, tests/test_metrics_run.py), come from the OS packages.
+# (chromium, chromium-driver), Prometheus (with promtool), which checks the alert rules and
+# scrapes a real run (tests/test_deploy.py, tests/test_metrics_run.py), and openssl (the front
+# door's TLS test makes a certificate) come from the OS packages.
 system:
 	@command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 	@(command -v chromium && command -v chromedriver) >/dev/null || \
 		(apt-get update -qq && apt-get install -y -qq chromium chromium-driver)
 	@(command -v prometheus && command -v promtool) >/dev/null || \
 		(apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus)
+	@command -v openssl >/dev/null || (apt-get update -qq && apt-get install -y -qq openssl)
 
 test: lint system
 	$(PY) -m pytest -n 2 --dist loadgroup

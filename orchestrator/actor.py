@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -48,6 +48,9 @@ from orchestrator.recovery import load_snapshot, rebuild, snapshot, step_rng, ta
 from orchestrator.store import Store, open_store
 from orchestrator.tournament import HandReport, Step, TableDirective, Tournament
 
+if TYPE_CHECKING:
+    from table_worker.remote import GatewaySettings
+
 _T = TypeVar("_T")
 
 
@@ -59,6 +62,7 @@ class TableSettings:
     hands_dir: str
     policies: tuple[str, ...]
     seed: int
+    gateway: GatewaySettings | None = None  # remote players' seats (the front door)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -247,6 +251,7 @@ class Orchestrator:
             hands_dir=settings.hands_dir,
             policies=settings.policies,
             seed=settings.seed,
+            gateway=settings.gateway,
         )
 
     def _emptiest_live_node(self, avoid: str) -> str | None:
@@ -518,6 +523,23 @@ class Orchestrator:
             "paused": t.paused_at is not None,
             "cancelled": t.cancelled,
         }
+
+    async def standings(self) -> list[dict[str, Any]]:
+        """Every player: stack (0 once out), place (0 while playing), prize in cents."""
+        t = self._tournament
+        prizes = t.prizes()
+        playing = [
+            {"player": p, "stack": stack, "place": 0, "prize": 0}
+            for p, stack in t.stacks.items()
+            if p not in t.places
+        ]
+        placed = [
+            {"player": p, "stack": 0, "place": place, "prize": prizes[place - 1]}
+            if place <= len(prizes)
+            else {"player": p, "stack": 0, "place": place, "prize": 0}
+            for p, place in t.places.items()
+        ]
+        return playing + placed
 
     async def timings_since_last_call(self) -> OrchestratorTimings:
         """Report handling and decision seconds of the reports since the previous call

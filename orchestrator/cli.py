@@ -6,7 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from loadtest import cli as loadtest_cli
 from orchestrator import competition_cli, run_cli
+from orchestrator.frontdoor import cli as frontdoor_cli
 from orchestrator.report import cli as report_cli
 from rng_service import cli as rng_cli
 from table_worker import cli as table_cli
@@ -24,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     rng_cli.register(commands, bench)
     run_cli.register(commands, bench)
     competition_cli.register(commands, bench)
+    frontdoor_cli.register(commands)
+    loadtest_cli.register(commands)
     report_cli.register(commands, bench)
     return parser
 

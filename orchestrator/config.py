@@ -9,6 +9,7 @@ policy = "equilibrium"    # or "threshold" (RULES.md: FO-2..FO-5 / CLOSE-1 + BAL
 betting = "no"            # no-limit, or "fixed" (HE-5)
 buy_in = 10000            # cents into the prize pool per entry (REG-1)
 fee = 1000                # cents of commission per entry (REG-1)
+action_seconds = 30       # OUT-1: a remote player's time to act (the front door), 0.1..600
 
 [levels]
 unit = "hands"            # "hands" (per table, for simulations) or "minutes" (RB-5)
@@ -65,7 +66,14 @@ from typing import Any, Literal
 
 from orchestrator.errors import ConfigError
 
-__all__ = ["BlindLevel", "Break", "TournamentConfig", "load_config", "parse_config"]
+__all__ = [
+    "BlindLevel",
+    "Break",
+    "TournamentConfig",
+    "config_from_text",
+    "load_config",
+    "parse_config",
+]
 
 Policy = Literal["equilibrium", "threshold"]
 
@@ -141,6 +149,7 @@ class TournamentConfig:
     cancellation_bp: int = 0
     skill_levels: tuple[str, str] | None = None  # SKILL-2: lowest and highest level admitted
     side_events: SideEvents | None = None
+    action_seconds: float = 30.0  # OUT-1: a remote player's time limit per action
 
     def side_event_config(self, number: int) -> TournamentConfig:
         """RB-6: side event `number` as a freeze-out of its own (one table, no rebuys, its
@@ -194,6 +203,7 @@ _TOURNAMENT_KEYS = {
     "max_entries",
     "cancellation_percent",
     "skill_levels",
+    "action_seconds",
 }
 _LEVEL_KEYS = {"unit", "length", "blinds"}
 
@@ -203,11 +213,16 @@ def load_config(path: str | Path) -> TournamentConfig:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    return config_from_text(text, source=str(path))
+
+
+def config_from_text(text: str, *, source: str = "config") -> TournamentConfig:
+    """A config from TOML text (the front door's operators send the text itself)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
-    return parse_config(data, source=str(path))
+        raise ConfigError(f"{source} is not valid TOML: {exc}") from exc
+    return parse_config(data, source=source)
 
 
 def _unknown(section: str, data: Mapping[str, Any], known: set[str]) -> None:
@@ -288,7 +303,14 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         * _whole(tournament.get("cancellation_percent", 0), "cancellation_percent", high=100),
         side_events=_parse_side_events(data.get("side_events")),
         skill_levels=_parse_skill_levels(tournament.get("skill_levels")),
+        action_seconds=_action_seconds(tournament.get("action_seconds", 30)),
     )
+
+
+def _action_seconds(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.1 <= value <= 600:
+        raise ConfigError(f"action_seconds must be a number of seconds in 0.1..600, not {value!r}")
+    return float(value)
 
 
 def _parse_levels(raw: object) -> tuple[BlindLevel, ...]:

@@ -130,7 +130,12 @@ class EventLog:
             self._file.flush()
 
     def since(self, seq: int, limit: int = 1000) -> list[dict[str, Any]]:
-        """Recent events after `seq` (what a live view follows)."""
+        """The events after `seq`, at most `limit` (what followers page through). Recent ones
+        come from memory; older ones than memory keeps (a large field registers tens of
+        thousands at the start) from the store, so a follower never skips any."""
+        oldest = self._recent[0]["seq"] if self._recent else self.seq + 1
+        if seq + 1 < oldest and self._store is not None:
+            return self._store.read(self._stream, after=seq, limit=limit)
         return [r for r in self._recent if r["seq"] > seq][:limit]
 
     def close(self) -> None:

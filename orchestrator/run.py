@@ -182,8 +182,11 @@ def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iter
 
 
 @contextmanager
-def local_ray(address: str | None, *, logs: bool = True) -> Iterator[Any]:
-    """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address."""
+def local_ray(
+    address: str | None, *, logs: bool = True, namespace: str | None = None
+) -> Iterator[Any]:
+    """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address; a
+    `namespace` lets a later driver find this one's named (detached) actors."""
     import ray  # the package's __init__ has already kept Ray on 127.0.0.1
 
     if ray.is_initialized():
@@ -195,6 +198,7 @@ def local_ray(address: str | None, *, logs: bool = True) -> Iterator[Any]:
         logging_level=logging.WARNING,
         log_to_driver=logs,
         configure_logging=True,
+        namespace=namespace,
     )
     try:
         yield

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -16,12 +15,13 @@ from dataclasses import dataclass
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from rng_service._proto import deck_pb2, deck_pb2_grpc
 from rng_service.dealer import Dealer
 from rng_service.errors import InvalidRequest, StoreError, StoreUnavailable
 from rng_service.grpc_metrics import GrpcRequestMetrics
+from rng_service.serving import MetricsEndpoint, run_until_signal
 from rng_service.store import DeckStore, RedisDeckStore
 from rng_service.store.metered import MeteredDeckStore, StoreMetrics
 
@@ -207,9 +207,11 @@ class DeckServer:
         )
         self.port = self._server.add_insecure_port(f"{host}:{port}")
         self._host = host
-        self._metrics_port = metrics_port
-        self._http: tuple[object, object] | None = None
-        self.metrics_bound: int | None = None
+        self._http = MetricsEndpoint(self.metrics.registry, host, metrics_port)
+
+    @property
+    def metrics_bound(self) -> int | None:
+        return self._http.bound
 
     @property
     def target(self) -> str:
@@ -217,12 +219,7 @@ class DeckServer:
 
     async def start(self) -> None:
         await self._server.start()
-        if self._metrics_port is not None:
-            http, thread = start_http_server(
-                self._metrics_port, addr=self._host, registry=self.metrics.registry
-            )
-            self._http = (http, thread)
-            self.metrics_bound = http.server_port
+        self._http.start()
         for name in ("", SERVICE_NAME):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -230,23 +227,11 @@ class DeckServer:
         """Graceful: report NOT_SERVING, refuse new calls, let in-flight ones finish."""
         await self._health.enter_graceful_shutdown()
         await self._server.stop(grace)
-        if self._http is not None:
-            http, thread = self._http
-            http.shutdown()  # type: ignore[attr-defined]
-            http.server_close()  # type: ignore[attr-defined]
-            thread.join()  # type: ignore[attr-defined]
+        self._http.stop()
         self._servicer.close()
         self._store.close()
 
 
 async def serve(server: DeckServer, ready: asyncio.Event | None = None) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await server.start()
-    if ready is not None:
-        ready.set()
-    await stop.wait()
-    await server.stop()
+    await run_until_signal(server, ready)

@@ -19,8 +19,10 @@ from orchestrator.events import HandPlayer, HandTiming
 from orchestrator.tournament import HandReport, NextHand, TableDirective
 from rng_service.client import BlockingDeckClient
 from table_worker.bots import Bot, SittingOut, make_bot
-from table_worker.engine import Hand
+from table_worker.engine import Decision, Hand, LegalActions
+from table_worker.errors import IllegalAction
 from table_worker.phh import phhs_section
+from table_worker.remote import GatewaySettings, RemoteSeats
 from table_worker.session import PlayedHand
 
 # A waiting table (short of players, hand-for-hand, paused) asks again after WAIT_SECONDS,
@@ -42,6 +44,7 @@ class Table:
         hands_dir: str,
         policies: tuple[str, ...],
         seed: int,
+        gateway: GatewaySettings | None = None,
     ) -> None:
         self.table = table
         self._orchestrator = orchestrator
@@ -56,6 +59,12 @@ class Table:
         self._seed = seed
         self._bots: dict[str, Bot] = {}
         self._fouled_reported = 0
+        # Every seat is a remote player when the tournament came through the front door.
+        self._remote = (
+            None
+            if gateway is None
+            else RemoteSeats(gateway, tournament_id=tournament_id, table=table)
+        )
         self.hands_played = 0
         self._running = False
 
@@ -97,8 +106,17 @@ class Table:
             seat: SittingOut() if seat in spec.sitting_out else self._bot(player)
             for seat, player in names.items()
         }
+        remote = self._remote
+        if remote is not None:
+            remote.hand_started(spec.hand, hand, names)
         while (actor := hand.actor) is not None:
-            hand.act(actor, bots[actor].decide(hand, hand.legal_actions()))
+            legal = hand.legal_actions()
+            if remote is None or actor in spec.sitting_out:
+                hand.act(actor, bots[actor].decide(hand, legal))
+            else:
+                self._act_remote(remote, spec.hand, hand, legal, names)
+        if remote is not None:
+            remote.hand_ended(spec.hand, hand, names)
         played = PlayedHand(self.table, spec.hand, names, hand, deck=served)
         self._history.write(phhs_section(played))
         self._history.flush()
@@ -123,6 +141,21 @@ class Table:
             ),
         )
 
+    @staticmethod
+    def _act_remote(
+        remote: RemoteSeats, number: int, hand: Hand, legal: LegalActions, names: dict[int, str]
+    ) -> None:
+        """The player's decision; an Out player, an unreachable gateway or an action the engine
+        refuses (never trusted) plays as Out (OUT-1: check, else fold)."""
+        decision: Decision | None = remote.decide(number, hand, legal, names)
+        if decision is not None:
+            try:
+                hand.act(legal.seat, decision)
+                return
+            except IllegalAction:
+                pass
+        hand.act(legal.seat, SittingOut().decide(hand, legal))
+
     def _bot(self, player: str) -> Bot:
         bot = self._bots.get(player)
         if bot is None:
@@ -134,6 +167,8 @@ class Table:
         if not self._history.closed:
             self._history.close()
             self._decks.close()
+            if self._remote is not None:
+                self._remote.close()
 
 
 def hash_index(name: str, size: int) -> int:

@@ -1,5 +1,7 @@
 """Built-in bot policies. Each is deterministic given its `random.Random`, looks only at what
-its own seat may see (its hole cards, the board, the bets) and always picks a legal action."""
+its own seat may see (`SeatView`: its hole cards, the board, the bets) and always picks a legal
+action. The table actor passes its `Hand`; the load-test fleet passes what the front door told
+the bot over the network."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Protocol
 import eval7
 
 from table_worker.cards import EVAL7_CARDS
-from table_worker.engine import Decision, DecisionKind, Hand, LegalActions, Street
+from table_worker.engine import Decision, DecisionKind, LegalActions, Street
 
 __all__ = [
     "BOT_POLICIES",
@@ -18,6 +20,7 @@ __all__ = [
     "CallingStation",
     "HandStrengthBot",
     "RandomLegalBot",
+    "SeatView",
     "SittingOut",
     "make_bot",
 ]
@@ -26,8 +29,28 @@ FOLD = Decision(DecisionKind.FOLD)
 CHECK_CALL = Decision(DecisionKind.CHECK_CALL)
 
 
+class Blinds(Protocol):
+    @property
+    def big_blind(self) -> int: ...
+
+
+class SeatView(Protocol):
+    """What one seat may see of a hand (a `Hand` is one; so is a remote player's view)."""
+
+    @property
+    def street(self) -> Street: ...
+    @property
+    def board(self) -> tuple[int, ...]: ...
+    @property
+    def pot(self) -> int: ...
+    @property
+    def setup(self) -> Blinds: ...
+    def hole_cards(self, seat: int) -> tuple[int, int]: ...
+    def street_bet(self, seat: int) -> int: ...
+
+
 class Bot(Protocol):
-    def decide(self, hand: Hand, legal: LegalActions) -> Decision: ...
+    def decide(self, hand: SeatView, legal: LegalActions) -> Decision: ...
 
 
 class RandomLegalBot:
@@ -37,7 +60,7 @@ class RandomLegalBot:
     def __init__(self, rng: random.Random) -> None:
         self._rng = rng
 
-    def decide(self, hand: Hand, legal: LegalActions) -> Decision:
+    def decide(self, hand: SeatView, legal: LegalActions) -> Decision:
         rng = self._rng
         roll = rng.random()
         low, high = legal.min_raise_to, legal.max_raise_to
@@ -58,7 +81,7 @@ class RandomLegalBot:
 class CallingStation:
     """Checks or calls, never folds, never raises."""
 
-    def decide(self, hand: Hand, legal: LegalActions) -> Decision:
+    def decide(self, hand: SeatView, legal: LegalActions) -> Decision:
         return CHECK_CALL
 
 
@@ -105,7 +128,7 @@ class HandStrengthBot:
     def __init__(self, rng: random.Random) -> None:
         self._rng = rng
 
-    def decide(self, hand: Hand, legal: LegalActions) -> Decision:
+    def decide(self, hand: SeatView, legal: LegalActions) -> Decision:
         hole = hand.hole_cards(legal.seat)
         big_blind = hand.setup.big_blind
         if hand.street is Street.PREFLOP:
@@ -135,7 +158,7 @@ class HandStrengthBot:
             return self._raise(hand, legal, 0.5 * pot / big_blind) or CHECK_CALL
         return self._fold_or_check(legal)
 
-    def _raise(self, hand: Hand, legal: LegalActions, big_blinds: float) -> Decision | None:
+    def _raise(self, hand: SeatView, legal: LegalActions, big_blinds: float) -> Decision | None:
         low, high = legal.min_raise_to, legal.max_raise_to
         if low is None or high is None:
             return None
@@ -152,7 +175,7 @@ class SittingOut:
     """OUT-1: a player who is out (sitting out, timed out, penalised) acts automatically:
     check when checking is possible, otherwise fold."""
 
-    def decide(self, hand: Hand, legal: LegalActions) -> Decision:
+    def decide(self, hand: SeatView, legal: LegalActions) -> Decision:
         return CHECK_CALL if legal.can_check else FOLD
 
 

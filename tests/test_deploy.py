@@ -396,7 +396,7 @@ def test_every_ray_process_may_use_the_pods_address() -> None:
     ]
     for document in ray_pods:
         for container in containers(document):
-            env = {e["name"]: e["value"] for e in container.get("env", ())}
+            env = {e["name"]: e.get("value") for e in container.get("env", ())}
             assert env.get(name) in ("1", "true"), f"{container['name']} lacks {name}=1"
     code = f"import os, orchestrator, table_worker; print(os.environ[{name!r}])"
     kept = subprocess.run(

@@ -44,6 +44,19 @@ length = 4
 blinds = [[10, 20], [25, 50], [50, 100], [100, 200], [200, 400]]
 """
 
+SHORT = """
+[tournament]
+name = "short"
+max_per_table = 4
+starting_stack = 400
+action_seconds = 10
+
+[levels]
+unit = "hands"
+length = 2
+blinds = [[25, 50], [50, 100], [100, 200], [200, 400]]
+"""
+
 # Zero in a healthy run, by design: nothing fouled, voided, restarted or lost, no duplicate
 # deck, no store or request error. A move is pending only between two hands, rarely at a scrape.
 QUIET = {
@@ -146,7 +159,7 @@ def test_every_endpoint_exports_every_metric_and_each_moves_during_a_run(tmp_pat
     expected = {
         tournament_port: exported(_tournament_registry()),
         deck_port: exported(DeckServiceMetrics.create().registry),
-        # The front door (`mtt serve --metrics-port`) joins here once it is merged.
+        # the front door: test_the_front_doors_endpoint_..., below (it needs bots playing)
     }
     jobs = {"tournament": tournament_port, "deck-service": deck_port}
     command = [sys.executable, "-m", "orchestrator.cli", "run", str(tmp_path / "scrape.toml")]
@@ -285,3 +298,54 @@ def _tournament_registry() -> CollectorRegistry:
     registry = CollectorRegistry()
     TournamentMetrics(registry)
     return registry
+
+
+def test_the_front_doors_endpoint_exports_every_metric_and_each_moves_while_bots_play(
+    tmp_path: Path,
+) -> None:
+    """`mtt serve --metrics-port` while `mtt loadtest` plays a fleet of bots over the network:
+    the front door's own metrics (connected players, action round trips, gRPC requests) and
+    the tournament metrics of the tournament it runs are all there, and each one moves."""
+    import os
+
+    from orchestrator.frontdoor.server import FrontDoorMetrics
+
+    expected = exported(FrontDoorMetrics.create().registry) | exported(_tournament_registry())
+    quiet = QUIET | {"mtt_action_timeouts", "mtt_tournament_finished"}  # bots answer in time
+    env = os.environ | {"MTT_OPERATOR_TOKEN": "metrics-test-operator-0123456789"}
+    port = free_port()
+    serve = [sys.executable, "-m", "orchestrator.cli", "serve", "--port", "0", "--metrics-port"]
+    serve += [str(port), "--store", f"sqlite:///{tmp_path / 'store.db'}"]
+    serve += ["--data-dir", str(tmp_path / "data")]
+    seen: list[dict[str, float]] = []
+    (tmp_path / "short.toml").write_text(SHORT)  # short stacks at small tables: busts and moves
+    with (
+        (tmp_path / "serve.log").open("w") as log,
+        subprocess.Popen(serve, stdout=subprocess.PIPE, stderr=log, text=True, env=env) as door,
+    ):
+        try:
+            assert door.stdout is not None
+            line = door.stdout.readline()
+            assert line.startswith("front door on "), (tmp_path / "serve.log").read_text()[-3000:]
+            fleet = [sys.executable, "-m", "orchestrator.cli", "loadtest", "--target"]
+            fleet += [line.split()[3], "--bots", "12", "--duration", "20"]
+            fleet += ["--config", str(tmp_path / "short.toml")]
+            bots = subprocess.Popen(fleet, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    text=True, env=env)  # fmt: skip
+            deadline = time.monotonic() + 240
+            while bots.poll() is None and time.monotonic() < deadline:
+                if (levels := scrape(port)) is not None:
+                    seen.append(levels)
+                time.sleep(0.3)
+            output = bots.communicate(timeout=60)[0]
+            if (levels := scrape(port)) is not None:
+                seen.append(levels)
+        finally:
+            door.terminate()
+            door.wait(timeout=60)
+    assert bots.returncode == 0, output
+    assert len(seen) >= 2, f"the front door was scraped {len(seen)} times"
+    missing = expected - seen[-1].keys()
+    assert not missing, f"not exported by the front door: {sorted(missing)}"
+    still = {n for n in expected - quiet if len({levels.get(n, 0.0) for levels in seen}) == 1}
+    assert not still, f"did not move while the bots played: {sorted(still)}"

@@ -262,3 +262,20 @@ def test_a_redis_restarted_without_its_data_gets_the_log_back_from_memory(
     assert stored[:40] == json.loads(json.dumps(records[:40]))
     log.close()
     store.close()
+
+
+def test_followers_page_through_the_whole_log_even_past_what_memory_keeps(
+    tmp_path: Path,
+) -> None:
+    """The live view, the front door and the metrics page through `since`; a field that logs
+    more at registration than the log keeps in memory is read from the store, none skipped."""
+    records, _ = drive(tmp_path, 12, 5, max_per_table=6)
+    store = SqliteStore(str(tmp_path / "store.db"))
+    log = EventLog(tmp_path / "again.jsonl", store=store, stream="t/run", keep_recent=10)
+    log.resume(records)
+    followed: list[dict[str, Any]] = []
+    while page := log.since(followed[-1]["seq"] if followed else 0, limit=7):
+        followed += page
+    log.close()
+    store.close()
+    assert followed == records

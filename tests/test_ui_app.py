@@ -115,7 +115,7 @@ def test_pages_and_assets_are_served(served: tuple[str, ListSource, Commands]) -
     url = served[0]
     assert url.startswith("http://127.0.0.1:")
     status, page = request(url, "GET", "/")
-    assert status == 200 and 'id="clock-time"' in page and "/static/ui.js" in page
+    assert status == 200 and 'id="clock-time"' in page and 'src="static/ui.js"' in page
     status, page = request(url, "GET", "/lobby")
     assert status == 200 and 'id="tables"' in page and 'id="search"' in page
     assert request(url, "GET", "/static/ui.js")[0] == 200

@@ -40,7 +40,7 @@ function el(tag, cls, text) {
 // --- the stream -----------------------------------------------------------------------------
 
 function connect() {
-  const source = new EventSource("/api/events");
+  const source = new EventSource("api/events");
   source.addEventListener("snapshot", (e) => {
     const s = JSON.parse(e.data);
     view.tables = new Map(s.tables.map((t) => [t.table, t]));
@@ -252,7 +252,7 @@ async function act(action) {
   const result = $("action-result");
   result.textContent = `${action}...`;
   try {
-    const response = await fetch(`/api/control/${action}`, {
+    const response = await fetch(`api/control/${action}`, {
       method: "POST",
       headers: { "Authorization": `Bearer ${token}`, "Content-Type": "application/json" },
       body,

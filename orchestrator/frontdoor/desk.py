@@ -1,0 +1,554 @@
+"""Tournaments at the front door: created from config text, registration (the pure core
+`orchestrator.registration`), the start on Ray, operator control, and the event stream.
+
+Lifecycle: announced -> registering -> running (<-> paused) -> finished, or cancelled from any
+of them. What must survive a restart of `mtt serve` goes to the Store port as a log per
+tournament under the id `<tournament>.frontdoor`: creation (the config text), registration
+opened, each registration and unregistration (the token's SHA-256 digest, never the token),
+the start and a cancellation. On start-up the desk replays those logs; a running tournament's
+orchestrator actor is found again by its name when the Ray cluster outlived the front door.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orchestrator.config import TournamentConfig, config_from_text
+from orchestrator.errors import (
+    AlreadyRegisteredError,
+    ConfigError,
+    LedgerError,
+    NotRegisteredError,
+    OrchestratorError,
+    RegistrationError,
+    StoreError,
+)
+from orchestrator.frontdoor.auth import new_secret, token_digest
+from orchestrator.frontdoor.errors import (
+    FrontDoorError,
+    InvalidRequest,
+    NotAvailable,
+    NotFound,
+    WrongState,
+)
+from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.ledger import Ledger
+from orchestrator.metrics import TournamentMetrics
+from orchestrator.registration import (
+    Rankings,
+    Registration,
+    RegistrationRules,
+    SkillLevel,
+    SkillRange,
+)
+from orchestrator.store import Store
+
+__all__ = ["Desk", "DeskSettings", "Entry"]
+
+log = logging.getLogger(__name__)
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+PLAYER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+MAX_CONFIG_BYTES = 64 * 1024
+EVENT_POLL_SECONDS = 0.2
+LOG_SUFFIX = ".frontdoor"
+HOST = f"{socket.gethostname()}:{os.getpid()}"  # who took a rescheduled tournament over
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeskSettings:
+    data_dir: Path  # each tournament's events.jsonl, hands/ and results.json under <id>/
+    deck_target: str
+    gateway_target: str  # where table actors reach the gateway
+    gateway_secret: str
+    store_url: str  # where the orchestrators keep their event logs (recovery, issue 6)
+    seed: int = 0
+
+
+@dataclass(eq=False)
+class Entry:
+    tournament_id: str
+    config: TournamentConfig
+    config_text: str
+    registration: Registration
+    state: str = "announced"
+    tokens: dict[str, str] = field(default_factory=dict)  # token digest -> player
+    seated: tuple[str, ...] = ()
+    orchestrator: Any = None  # the Ray actor handle once started
+    events: list[dict[str, Any]] = field(default_factory=list)
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    follower: asyncio.Task[None] | None = None
+    logged: int = 0  # records in its store log
+
+
+def _rules(config: TournamentConfig, tournament_id: str) -> RegistrationRules:
+    return RegistrationRules(
+        tournament=tournament_id,
+        buy_in=config.buy_in,
+        fee=config.fee,
+        late_registration_levels=0,  # registration through the front door closes at the start
+        reentries=0,
+        max_entries=config.max_entries,
+        cancellation_bp=config.cancellation_bp,
+        skill_range=None
+        if config.skill_levels is None
+        else SkillRange.of_levels(*(SkillLevel[level.upper()] for level in config.skill_levels)),
+    )
+
+
+class Desk:
+    def __init__(
+        self,
+        store: Store,
+        hub: PlayerHub,
+        settings: DeskSettings,
+        *,
+        metrics: TournamentMetrics | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._metrics = metrics
+        self._store = store
+        self._hub = hub
+        self._settings = settings
+        self._clock = clock
+        self._entries: dict[str, Entry] = {}
+        self._tokens: dict[str, tuple[str, str]] = {}  # token digest -> (tournament, player)
+
+    # --- reading ------------------------------------------------------------------------
+
+    def get(self, tournament_id: str) -> Entry:
+        entry = self._entries.get(tournament_id)
+        if entry is None:
+            raise NotFound(f"no tournament {tournament_id!r}")
+        return entry
+
+    def all(self) -> list[Entry]:
+        return [self._entries[t] for t in sorted(self._entries)]
+
+    def player_of(self, token: str) -> tuple[str, str] | None:
+        """The (tournament, player) a player token was issued to, or None."""
+        return self._tokens.get(token_digest(token))
+
+    def players(self, entry: Entry) -> list[str]:
+        return list(entry.seated) if entry.seated else list(entry.registration.in_play())
+
+    # --- operators ----------------------------------------------------------------------
+
+    def create(self, config_text: str, tournament_id: str = "") -> Entry:
+        if len(config_text.encode()) > MAX_CONFIG_BYTES:
+            raise InvalidRequest(f"the config is over {MAX_CONFIG_BYTES} bytes")
+        try:
+            config = config_from_text(config_text, source="the config")
+        except ConfigError as exc:
+            raise InvalidRequest(str(exc)) from exc
+        if config.structure != "freezeout" or config.late_entries or config.side_events:
+            raise InvalidRequest(
+                "the front door runs freeze-outs of registered players (no shoot-out, rebuy, "
+                "late bot entries or side events yet)"
+            )
+        tournament_id = tournament_id or self._unique(config.name)
+        if not ID_PATTERN.match(tournament_id):
+            raise InvalidRequest(
+                "a tournament id is 1..64 letters, digits, '_', '.' or '-', starting with a "
+                f"letter or digit, not {tournament_id!r}"
+            )
+        if tournament_id in self._entries:
+            raise WrongState(f"tournament {tournament_id!r} exists already")
+        entry = self._new_entry(tournament_id, config, config_text)
+        self._persist(entry, {"type": "created", "config": config_text})
+        self._entries[tournament_id] = entry
+        return entry
+
+    def open_registration(self, tournament_id: str) -> Entry:
+        entry = self.get(tournament_id)
+        if entry.state != "announced":
+            raise WrongState(f"registration opens only for an announced tournament ({entry.state})")
+        with _translated():
+            entry.registration.open(now=self._clock())
+        self._persist(entry, {"type": "registration_opened"})
+        entry.state = "registering"
+        return entry
+
+    def register(self, tournament_id: str, player: str) -> str:
+        """REG-1: the player's entry is taken; returns a new token (the old one, if any, is
+        no longer valid)."""
+        entry = self.get(tournament_id)
+        if not PLAYER_PATTERN.match(player):
+            raise InvalidRequest(
+                "a player name is 1..32 letters, digits, '_', '.' or '-', starting with a "
+                f"letter or digit, not {player!r}"
+            )
+        if entry.state != "registering":
+            raise WrongState(f"registration is not open ({entry.state})")
+        token = new_secret()
+        self._take_entry(entry, player)
+        self._persist(entry, {"type": "registered", "player": player, "token": token_digest(token)})
+        self._issue(entry, player, token_digest(token))
+        return token
+
+    def unregister(self, tournament_id: str, player: str) -> Entry:
+        """REG-2: the entry back, less the cancellation charge."""
+        entry = self.get(tournament_id)
+        if entry.state != "registering":
+            raise WrongState(f"unregistering is possible only before the start ({entry.state})")
+        with _translated():
+            entry.registration.unregister(player, now=self._clock())
+        self._persist(entry, {"type": "unregistered", "player": player})
+        self._revoke(entry, player)
+        return entry
+
+    async def start(self, tournament_id: str) -> Entry:
+        """Seat the registered players and start dealing; those not connected now are Out
+        from the first hand (OUT-2: the hub's initial state)."""
+        entry = self.get(tournament_id)
+        if entry.state != "registering":
+            raise WrongState(f"only a tournament in registration starts ({entry.state})")
+        players = sorted(entry.registration.in_play())
+        if len(players) < 2:
+            raise WrongState(f"{len(players)} registered: a tournament needs at least 2")
+        with _translated():
+            entry.registration.start(now=self._clock())
+        self._persist(entry, {"type": "started", "players": players})
+        entry.seated = tuple(players)
+        entry.state = "running"
+        try:
+            entry.orchestrator = await self._launch(entry, players)
+        except Exception as exc:  # Ray refused: say so, keep serving the rest
+            entry.state = "lost"
+            log.exception("%s: the orchestrator did not start", tournament_id)
+            raise NotAvailable(f"the tournament could not start on Ray: {exc}") from exc
+        self._follow(entry)
+        return entry
+
+    async def pause(self, tournament_id: str) -> Entry:
+        entry = self._running(tournament_id, "running")
+        await self._control(entry, "pause")
+        entry.state = "paused"
+        return entry
+
+    async def resume(self, tournament_id: str) -> Entry:
+        entry = self._running(tournament_id, "paused")
+        await self._control(entry, "resume")
+        entry.state = "running"
+        return entry
+
+    async def cancel(self, tournament_id: str, reason: str) -> Entry:
+        """In registration: every entry back (CRASH-1). Running: the orchestrator rolls the
+        tournament forward (CRASH-2) and its tables close at their next boundary."""
+        entry = self.get(tournament_id)
+        if not reason.strip():
+            raise InvalidRequest("a cancellation needs a reason")
+        if entry.state in ("finished", "cancelled"):
+            raise WrongState(f"the tournament is {entry.state} already")
+        if entry.orchestrator is None:
+            now = self._clock()
+            with _translated():
+                events = entry.registration.cancel(reason, now=now)
+            entry.events += [  # the refunds (CRASH-1), for watchers
+                {"seq": len(entry.events) + k, "ts": now, "type": e.EVENT_TYPE, **e.fields()}
+                for k, e in enumerate(events, start=1)
+            ]
+        else:
+            await self._control(entry, "cancel", reason)
+        self._persist(entry, {"type": "cancelled", "reason": reason})
+        entry.state = "cancelled"
+        for player in self.players(entry):
+            self._hub.finished(tournament_id, player, 0, f"cancelled: {reason}")
+        async with entry.changed:
+            entry.changed.notify_all()
+        return entry
+
+    async def standings(self, tournament_id: str) -> tuple[Entry, list[dict[str, Any]]]:
+        entry = self.get(tournament_id)
+        if entry.orchestrator is None:
+            start = entry.config.starting_stack
+            rows = [
+                {"player": p, "stack": start, "place": 0, "prize": 0} for p in self.players(entry)
+            ]
+            return entry, rows
+        rows = await entry.orchestrator.standings.remote()
+        rows.sort(key=lambda r: (r["place"] != 0, r["place"] or -r["stack"], r["player"]))
+        return entry, rows
+
+    async def watch(self, tournament_id: str, after: int) -> AsyncIterator[dict[str, Any]]:
+        """The tournament's event records after `after`, then live ones until it ends."""
+        entry = self.get(tournament_id)
+        sent = after
+        while True:
+            fresh = [e for e in entry.events if e["seq"] > sent]
+            for record in fresh:
+                yield record
+                sent = record["seq"]
+            if fresh:
+                continue
+            if entry.state in ("finished", "cancelled", "lost") and (
+                entry.follower is None or entry.follower.done()
+            ):
+                return
+            async with entry.changed:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(entry.changed.wait(), 1.0)
+
+    # --- restart ------------------------------------------------------------------------
+
+    async def restore(self) -> None:
+        """Rebuild every tournament from its store log (after a restart of `mtt serve`, here or
+        on another host). CRASH-1: a tournament in registration is rescheduled on this front
+        door (`rescheduled` is logged); one whose log can no longer be replayed is cancelled
+        with every entry refunded in full. One tournament's trouble never stops the others."""
+        for stream in self._store.tournaments():
+            if not stream.endswith(LOG_SUFFIX):
+                continue
+            tournament_id = stream[: -len(LOG_SUFFIX)]
+            try:
+                records = self._store.read(stream)
+            except StoreError as exc:
+                log.error("%s: its log cannot be read, left out: %s", tournament_id, exc)
+                continue
+            if not records or records[0]["type"] != "created":
+                continue
+            try:
+                config = config_from_text(records[0]["config"], source=tournament_id)
+            except ConfigError as exc:
+                log.error("%s: its config no longer loads, left out: %s", tournament_id, exc)
+                continue
+            entry = self._new_entry(tournament_id, config, records[0]["config"])
+            entry.logged = len(records)
+            self._entries[tournament_id] = entry
+            if any(r["type"] == "cancelled" for r in records):
+                entry.state = "cancelled"  # its refunds are settled and logged: nothing to redo
+                continue
+            try:
+                self._replay(entry, records[1:])
+            except (FrontDoorError, OrchestratorError, KeyError, TypeError) as exc:
+                self._cannot_reschedule(entry, exc)
+                continue
+            if entry.state in ("announced", "registering"):
+                self._persist(entry, {"type": "rescheduled", "host": HOST})
+                log.info("%s rescheduled on %s (CRASH-1)", tournament_id, HOST)
+            elif entry.state == "running":
+                self._reattach(entry)
+
+    def _replay(self, entry: Entry, records: list[dict[str, Any]]) -> None:
+        now = self._clock()
+        for record in records:
+            kind = record["type"]
+            if kind == "registration_opened":
+                entry.registration.open(now=now)
+                entry.state = "registering"
+            elif kind == "registered":
+                self._take_entry(entry, record["player"])
+                self._issue(entry, record["player"], record["token"])
+            elif kind == "unregistered":
+                entry.registration.unregister(record["player"], now=now)
+                self._revoke(entry, record["player"])
+            elif kind == "started":
+                entry.registration.start(now=now)
+                entry.seated = tuple(record["players"])
+                entry.state = "running"
+
+    def _cannot_reschedule(self, entry: Entry, error: Exception) -> None:
+        """CRASH-1's other branch: in registration and not replayable here, the tournament is
+        cancelled and every entry taken so far given back in full."""
+        log.error("%s cannot be rescheduled: %s", entry.tournament_id, error)
+        if entry.state not in ("announced", "registering"):
+            entry.state = "lost"
+            return
+        reason = f"could not be rescheduled after its host was lost ({error})"
+        now = self._clock()
+        events = entry.registration.cancel(reason, now=now)
+        entry.events += [
+            {"seq": len(entry.events) + k, "ts": now, "type": e.EVENT_TYPE, **e.fields()}
+            for k, e in enumerate(events, start=1)
+        ]
+        for player in set(entry.tokens.values()):
+            self._revoke(entry, player)
+        entry.state = "cancelled"
+        self._persist(entry, {"type": "cancelled", "reason": reason})
+
+    def _reattach(self, entry: Entry) -> None:
+        import ray
+
+        try:
+            entry.orchestrator = ray.get_actor(f"{entry.tournament_id}-orchestrator")
+        except ValueError:
+            entry.state = "lost"  # the cluster went with the front door
+            log.warning("%s: its orchestrator is gone", entry.tournament_id)
+            return
+        self._follow(entry)
+        log.info("restored %s (running)", entry.tournament_id)
+
+    async def close(self) -> None:
+        for entry in self._entries.values():
+            if entry.follower is not None:
+                entry.follower.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await entry.follower
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _new_entry(self, tournament_id: str, config: TournamentConfig, text: str) -> Entry:
+        registration = Registration(_rules(config, tournament_id), Ledger(), Rankings())
+        return Entry(tournament_id, config, text, registration)
+
+    def _unique(self, name: str) -> str:
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.") or "tournament"
+        base = base[:56]
+        taken = set(self._entries) | {
+            s[: -len(LOG_SUFFIX)] for s in self._store.tournaments() if s.endswith(LOG_SUFFIX)
+        }
+        candidate, n = base, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{base}-{n}"
+        return candidate
+
+    def _take_entry(self, entry: Entry, player: str) -> None:
+        """REG-1 through the core, which checks everything before it takes the entry. No
+        payment system yet: a player new to this tournament gets a ranking (SKILL-3) and an
+        account holding exactly one entry's price, which stay if the core refuses."""
+        registration = entry.registration
+        now = self._clock()
+        with _translated():
+            if player not in registration.rankings:
+                registration.rankings.add_player(player)
+            if not registration.ledger.has_account(player):
+                config = entry.config
+                registration.ledger.open_account(player, config.buy_in + config.fee, now=now)
+            registration.register(player, now=now)
+
+    def _issue(self, entry: Entry, player: str, digest: str) -> None:
+        self._revoke(entry, player)
+        entry.tokens[digest] = player
+        self._tokens[digest] = (entry.tournament_id, player)
+        self._hub.add(entry.tournament_id, player)
+
+    def _revoke(self, entry: Entry, player: str) -> None:
+        for digest in [d for d, p in entry.tokens.items() if p == player]:
+            del entry.tokens[digest]
+            self._tokens.pop(digest, None)
+        self._hub.remove(entry.tournament_id, player)
+
+    def _persist(self, entry: Entry, record: dict[str, Any]) -> None:
+        stream = entry.tournament_id + LOG_SUFFIX
+        try:
+            if entry.logged == 0:
+                self._store.register(stream, {"tournament": entry.tournament_id})
+            self._store.append(stream, [{"seq": entry.logged + 1, "ts": self._clock(), **record}])
+        except StoreError as exc:
+            raise NotAvailable(f"the store refused: {exc}") from exc
+        entry.logged += 1
+
+    def _running(self, tournament_id: str, state: str) -> Entry:
+        entry = self.get(tournament_id)
+        if entry.state != state:
+            raise WrongState(f"the tournament is {entry.state}, not {state}")
+        return entry
+
+    async def _control(self, entry: Entry, method: str, *args: Any) -> None:
+        import ray
+
+        try:
+            await getattr(entry.orchestrator, method).remote(*args)
+        except ray.exceptions.RayTaskError as exc:  # the core refused (e.g. already paused)
+            raise WrongState(f"{method} refused: {exc.cause}") from exc
+        except ray.exceptions.RayError as exc:
+            raise NotAvailable(f"the tournament's orchestrator is unreachable: {exc}") from exc
+
+    async def _launch(self, entry: Entry, players: list[str]) -> Any:
+        from orchestrator.actor import (
+            RESTARTABLE,
+            OrchestratorActor,
+            StoreSettings,
+            TableSettings,
+        )
+        from table_worker.remote import GatewaySettings
+
+        settings = self._settings
+        out = settings.data_dir / entry.tournament_id
+        out.mkdir(parents=True, exist_ok=True)
+        tables = TableSettings(
+            deck_target=settings.deck_target,
+            hands_dir=str(out / "hands"),
+            policies=("random",),  # unused: every seat is a remote player
+            seed=settings.seed,
+            gateway=GatewaySettings(
+                target=settings.gateway_target,
+                secret=settings.gateway_secret,
+                action_seconds=entry.config.action_seconds,
+            ),
+        )
+        orchestrator = OrchestratorActor.options(
+            name=f"{entry.tournament_id}-orchestrator", **RESTARTABLE
+        ).remote(
+            entry.config.with_players(len(players)),
+            players,
+            tournament_id=entry.tournament_id,
+            seed=settings.seed,
+            out_dir=str(out),
+            tables=tables,
+            store=StoreSettings(url=settings.store_url, run_id=uuid.uuid4().hex[:12]),
+        )
+        await orchestrator.start.remote()
+        return orchestrator
+
+    def _follow(self, entry: Entry) -> None:
+        entry.follower = asyncio.get_running_loop().create_task(self._follow_events(entry))
+
+    async def _follow_events(self, entry: Entry) -> None:
+        """Copy the orchestrator's event log here for watchers, tell players their places,
+        feed the tournament metrics."""
+        seen = entry.events[-1]["seq"] if entry.events else 0
+        while True:
+            fresh: list[dict[str, Any]] = await entry.orchestrator.events_since.remote(seen)
+            for event in fresh:
+                kind = event["type"]
+                if kind == "player_eliminated":
+                    self._hub.finished(entry.tournament_id, event["player"], event["place"], "out")
+                elif kind == "tournament_finished":
+                    self._hub.finished(entry.tournament_id, event["winner"], 1, "winner")
+                    entry.state = "finished"
+                elif kind == "tournament_cancelled":
+                    entry.state = "cancelled"
+            if self._metrics is not None:  # the tournament metrics (orchestrator.metrics)
+                self._metrics.follow(entry.tournament_id, fresh)
+                timings = await entry.orchestrator.timings_since_last_call.remote()
+                self._metrics.observe_timings(entry.tournament_id, timings)
+            if fresh:
+                seen = fresh[-1]["seq"]
+                entry.events += fresh
+                async with entry.changed:
+                    entry.changed.notify_all()
+            if entry.state in ("finished", "cancelled") and not fresh:
+                break
+            await asyncio.sleep(EVENT_POLL_SECONDS)
+        with contextlib.suppress(Exception):  # results.json written; the actor may go
+            await entry.orchestrator.complete.remote()
+        async with entry.changed:
+            entry.changed.notify_all()
+
+
+@contextlib.contextmanager
+def _translated() -> Any:
+    """The core's refusals as front-door errors (nothing changed: the core checks first)."""
+    try:
+        yield
+    except FrontDoorError:
+        raise
+    except AlreadyRegisteredError as exc:
+        raise WrongState(str(exc)) from exc
+    except NotRegisteredError as exc:
+        raise NotFound(str(exc)) from exc
+    except (RegistrationError, LedgerError) as exc:
+        raise WrongState(str(exc)) from exc

@@ -1,0 +1,365 @@
+"""The players' side: one stream per player, action requests with the time limit, Out states.
+
+A table's gateway call (`request_action`) waits here for the player's answer. The player is
+asked only when connected and not Out; otherwise the reply says "Out" at once and the table
+checks or folds for them (OUT-1). The states:
+
+- never connected by the start: Out, reason `not_connected` (OUT-2); connecting brings them in;
+- stream dropped: Out, `disconnected` (OUT-3), until they reconnect (no time limit);
+- no action within the tournament's time limit: Out, `timeout` (OUT-1), until "I'm back";
+- asked to sit out: Out, `sit_out`, until "I'm back".
+
+What a player receives is built from what the table sent for everyone (public state) and the
+hole cards addressed to that player's seat alone (`hand_started`): nothing else reaches them.
+Everything runs on the server's event loop; no locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from orchestrator._proto import frontdoor_pb2 as pb
+from orchestrator.frontdoor.errors import (
+    FrontDoorError,
+    InvalidRequest,
+    PermissionDenied,
+    RateLimited,
+    WrongState,
+)
+
+__all__ = ["Connection", "PlayerHub", "check_action"]
+
+log = logging.getLogger(__name__)
+
+QUEUE_LIMIT = 256  # messages waiting for a slow player; beyond it the stream is dropped
+BURST = 20  # messages a player may send at once...
+PER_SECOND = 20.0  # ...and on average: more is a flood, answered RESOURCE_EXHAUSTED
+
+
+@dataclass(eq=False)
+class Connection:
+    """One open Play stream: what the server sends waits in `outbox`."""
+
+    tournament: str
+    player: str
+    refilled: float  # when the flood allowance was last topped up (the hub's clock)
+    outbox: asyncio.Queue[pb.ServerMessage | None] = field(
+        default_factory=lambda: asyncio.Queue(QUEUE_LIMIT)
+    )
+    tokens: float = BURST
+    closed: bool = False
+
+    def send(self, message: pb.ServerMessage) -> None:
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait(message)
+        except asyncio.QueueFull:  # a player who does not read: drop them (OUT-3)
+            log.warning("%s/%s: outbox full, stream dropped", self.tournament, self.player)
+            self.close()
+
+    def close(self) -> None:
+        """End the stream once what is queued has been sent (all dropped if it overflowed)."""
+        if not self.closed:
+            self.closed = True
+            if self.outbox.full():
+                while not self.outbox.empty():
+                    self.outbox.get_nowait()
+            self.outbox.put_nowait(None)
+
+    def take_token(self, now: float) -> bool:
+        self.tokens = min(BURST, self.tokens + (now - self.refilled) * PER_SECOND)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+@dataclass(eq=False)
+class _Pending:
+    request_id: int
+    legal: pb.Legal
+    sent_at: float
+    answer: asyncio.Future[pb.SeatActionReply]
+    prompt: pb.ServerMessage  # sent again to a stream that replaces the one asked
+
+
+@dataclass(eq=False)
+class _Player:
+    connection: Connection | None = None
+    out: str | None = "not_connected"  # None: in; else why the player is Out
+    table: int = 0
+    pending: _Pending | None = None
+
+
+def check_action(action: pb.Action, legal: pb.Legal) -> None:
+    """InvalidRequest unless `legal` allows the action (the table's engine checks again)."""
+    if action.kind == pb.FOLD:
+        if not legal.can_fold:
+            raise InvalidRequest("nothing to fold against: check instead (HE-4)")
+    elif action.kind == pb.RAISE_TO:
+        if not legal.can_raise:
+            raise InvalidRequest("no raise is possible now")
+        if not legal.min_raise_to <= action.amount <= legal.max_raise_to:
+            raise InvalidRequest(
+                f"raise to {action.amount} is outside {legal.min_raise_to}..{legal.max_raise_to}"
+            )
+    elif action.kind != pb.CHECK_CALL:
+        raise InvalidRequest("an action is FOLD, CHECK_CALL or RAISE_TO")
+
+
+class PlayerHub:
+    """Every registered player of every tournament the front door runs."""
+
+    def __init__(
+        self,
+        *,
+        on_connected: Callable[[int], None] = lambda n: None,
+        on_timeout: Callable[[], None] = lambda: None,
+        on_roundtrip: Callable[[float], None] = lambda s: None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._players: dict[tuple[str, str], _Player] = {}
+        self._requests: dict[int, tuple[str, str]] = {}  # pending request -> its player
+        self._ids = itertools.count(1)
+        self._on_connected = on_connected
+        self._on_timeout = on_timeout
+        self._on_roundtrip = on_roundtrip
+        self._clock = clock
+
+    # --- players and streams ------------------------------------------------------------
+
+    def add(self, tournament: str, player: str) -> None:
+        self._players.setdefault((tournament, player), _Player())
+
+    def remove(self, tournament: str, player: str) -> None:
+        state = self._players.pop((tournament, player), None)
+        if state is not None and state.connection is not None:
+            state.connection.close()
+            self._count()
+
+    def connected(self, tournament: str) -> int:
+        return sum(
+            1 for (t, _), p in self._players.items() if t == tournament and p.connection is not None
+        )
+
+    def is_out(self, tournament: str, player: str) -> str | None:
+        return self._players[(tournament, player)].out
+
+    def connect(self, tournament: str, player: str) -> Connection:
+        """A new stream for the player; an older one is closed (one stream per player)."""
+        state = self._players[(tournament, player)]
+        old = state.connection
+        if old is not None:
+            old.send(_problem(WrongState("replaced by a newer connection of the same player")))
+            old.close()
+        connection = Connection(tournament, player, self._clock())
+        state.connection = connection
+        if state.out in (None, "not_connected", "disconnected"):  # OUT-2, OUT-3: back in
+            state.out = None
+        connection.send(
+            pb.ServerMessage(
+                status=pb.OutStatus(out=state.out is not None, reason=state.out or "connected")
+            )
+        )
+        if state.pending is not None:  # the request still stands, on the new stream
+            connection.send(state.pending.prompt)
+        self._count()
+        return connection
+
+    def disconnect(self, connection: Connection) -> None:
+        connection.close()
+        state = self._players.get((connection.tournament, connection.player))
+        if state is None or state.connection is not connection:
+            return  # replaced meanwhile, or unregistered
+        state.connection = None
+        if state.out is None:
+            state.out = "disconnected"  # OUT-3
+        self._release(state)
+        self._count()
+
+    def receive(self, connection: Connection, message: pb.PlayerMessage) -> None:
+        """One message from a player's stream. A refusal is sent back to that player as a
+        Problem (the stream stays open, nothing changes)."""
+        try:
+            # Answers to the server's own requests come at the server's pace; anything else
+            # (wrong answers, sit-out/back toggles, noise) spends from the flood allowance.
+            if not self._answers_pending(connection, message) and not connection.take_token(
+                self._clock()
+            ):
+                raise RateLimited(f"more than {PER_SECOND:g} messages a second: slow down")
+            self._receive(connection, message)
+        except FrontDoorError as exc:
+            log.info("%s/%s refused: %s", connection.tournament, connection.player, exc)
+            connection.send(_problem(exc))
+
+    def _answers_pending(self, connection: Connection, message: pb.PlayerMessage) -> bool:
+        state = self._players.get((connection.tournament, connection.player))
+        return (
+            state is not None
+            and state.pending is not None
+            and message.WhichOneof("kind") == "action"
+            and message.action.request_id == state.pending.request_id
+        )
+
+    def _receive(self, connection: Connection, message: pb.PlayerMessage) -> None:
+        key = (connection.tournament, connection.player)
+        state = self._players.get(key)
+        if state is None or state.connection is not connection:
+            raise WrongState("this stream was replaced or the player unregistered")
+        which = message.WhichOneof("kind")
+        if which == "action":
+            self._act(key, state, message.action)
+        elif which == "sit_out":
+            state.out = "sit_out"
+            self._release(state)
+            connection.send(pb.ServerMessage(status=pb.OutStatus(out=True, reason="sit_out")))
+        elif which == "back":
+            state.out = None
+            connection.send(pb.ServerMessage(status=pb.OutStatus(out=False, reason="back")))
+        else:
+            raise InvalidRequest("empty message: send an action, sit_out or back")
+
+    def _act(self, key: tuple[str, str], state: _Player, action: pb.Action) -> None:
+        owner = self._requests.get(action.request_id)
+        if owner is not None and owner != key:
+            raise PermissionDenied(f"request {action.request_id} is another player's")
+        pending = state.pending
+        if pending is None or pending.request_id != action.request_id:
+            raise WrongState(f"not your turn (no pending request {action.request_id})")
+        check_action(action, pending.legal)  # (an Out player has no pending request)
+        self._on_roundtrip(self._clock() - pending.sent_at)
+        self._finish(state, pb.SeatActionReply(kind=action.kind, amount=action.amount))
+        assert state.connection is not None
+        state.connection.send(
+            pb.ServerMessage(action_accepted=pb.ActionAccepted(request_id=action.request_id))
+        )
+
+    # --- the tables' side ---------------------------------------------------------------
+
+    def hand_started(self, start: pb.HandStart) -> None:
+        holes = {h.seat: h.cards for h in start.hole}
+        for seat in start.seats:
+            state = self._players.get((start.tournament_id, seat.player))
+            if state is None:
+                continue
+            moved_from, state.table = state.table, start.table
+            if state.connection is None:
+                continue
+            if moved_from and moved_from != start.table:
+                state.connection.send(
+                    pb.ServerMessage(
+                        moved=pb.Moved(from_table=moved_from, to_table=start.table, seat=seat.seat)
+                    )
+                )
+            state.connection.send(
+                pb.ServerMessage(
+                    hand_started=pb.HandView(
+                        table=start.table,
+                        hand=start.hand,
+                        button=start.button,
+                        small_blind=start.small_blind,
+                        big_blind=start.big_blind,
+                        ante=start.ante,
+                        seats=start.seats,
+                        your_seat=seat.seat,
+                        hole_cards=holes.get(seat.seat, ()),  # this seat's own, no other
+                    )
+                )
+            )
+
+    async def request_action(
+        self, request: pb.SeatActionRequest, seconds: float
+    ) -> pb.SeatActionReply:
+        """The player's action, or an empty reply (Out) at once or after `seconds` (OUT-1)."""
+        key = (request.tournament_id, request.player)
+        state = self._players.get(key)
+        if state is None or state.out is not None or state.connection is None:
+            return pb.SeatActionReply()
+        self._release(state)  # a table asks again only after the last answer
+        request_id = next(self._ids)
+        prompt = pb.ServerMessage(
+            action_request=pb.ActionPrompt(
+                request_id=request_id,
+                table=request.table,
+                hand=request.hand,
+                seat=request.seat,
+                state=request.state,
+                legal=request.legal,
+                deadline_unix_ms=int((time.time() + seconds) * 1000),
+                seconds=seconds,
+            )
+        )
+        loop = asyncio.get_running_loop()
+        pending = _Pending(request_id, request.legal, self._clock(), loop.create_future(), prompt)
+        state.pending = pending
+        self._requests[request_id] = key
+        state.connection.send(prompt)
+        try:
+            return await asyncio.wait_for(asyncio.shield(pending.answer), seconds)
+        except TimeoutError:
+            if state.pending is pending:  # OUT-1: Out until "I'm back"
+                log.info("%s/%s timed out: Out (OUT-1)", request.tournament_id, request.player)
+                state.out = "timeout"
+                self._finish(state, pb.SeatActionReply())
+                self._on_timeout()
+                if state.connection is not None:
+                    state.connection.send(
+                        pb.ServerMessage(status=pb.OutStatus(out=True, reason="timeout"))
+                    )
+            return pb.SeatActionReply()
+        finally:
+            if state.pending is pending:
+                self._finish(state, pb.SeatActionReply())
+
+    def hand_ended(self, end: pb.HandEnd) -> None:
+        result = pb.ServerMessage(
+            hand_result=pb.HandResult(
+                table=end.table,
+                hand=end.hand,
+                board=end.state.board,
+                actions=end.state.actions,
+                stacks=[
+                    pb.SeatInfo(seat=s.seat, player=s.player, stack=s.stack)
+                    for s in end.state.seats
+                ],
+            )
+        )
+        for seat in end.state.seats:
+            state = self._players.get((end.tournament_id, seat.player))
+            if state is not None and state.connection is not None:
+                state.connection.send(result)
+
+    def finished(self, tournament: str, player: str, place: int, reason: str) -> None:
+        state = self._players.get((tournament, player))
+        if state is not None and state.connection is not None:
+            state.connection.send(
+                pb.ServerMessage(finished=pb.Finished(place=place, reason=reason))
+            )
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _finish(self, state: _Player, reply: pb.SeatActionReply) -> None:
+        pending, state.pending = state.pending, None
+        if pending is None:
+            return
+        self._requests.pop(pending.request_id, None)
+        if not pending.answer.done():
+            pending.answer.set_result(reply)
+
+    def _release(self, state: _Player) -> None:
+        """An Out player's pending request is answered "Out" now, not at its deadline."""
+        self._finish(state, pb.SeatActionReply())
+
+    def _count(self) -> None:
+        self._on_connected(sum(1 for p in self._players.values() if p.connection is not None))
+
+
+def _problem(exc: FrontDoorError) -> pb.ServerMessage:
+    return pb.ServerMessage(error=pb.Problem(code=exc.code.name, message=str(exc)))

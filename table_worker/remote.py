@@ -1,0 +1,184 @@
+"""Remote seats: a table asks the front door's table gateway for a remote player's actions.
+
+The table stays synchronous: each call blocks the table's loop, which plays one decision at a
+time anyway. What leaves the table is only what every seat may see (`public_state`), plus each
+player's own hole cards at the start of a hand, addressed to that player alone; the deck, its
+salt and the cards still to come never leave. When the gateway cannot be reached the seat acts
+as a player who is Out (OUT-1, OUT-3: check, else fold) and the hand goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import grpc
+
+from orchestrator._proto import frontdoor_pb2 as pb
+from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
+from table_worker.engine import Decision, DecisionKind, Hand, LegalActions
+from table_worker.events import (
+    BetOrRaised,
+    BoardDealt,
+    Called,
+    Checked,
+    Folded,
+    HandEvent,
+    Mucked,
+    Posted,
+    PotAwarded,
+    Showed,
+    UncalledReturned,
+)
+
+__all__ = ["GatewaySettings", "RemoteSeats", "public_actions", "public_state"]
+
+log = logging.getLogger(__name__)
+
+GATEWAY_MARGIN_SECONDS = 5.0  # beyond the action time limit, before the table gives up
+
+
+@dataclass(frozen=True, slots=True)
+class GatewaySettings:
+    """Where the front door's table gateway listens, and the secret it expects."""
+
+    target: str
+    secret: str
+    action_seconds: float
+
+
+def public_actions(events: list[HandEvent]) -> list[pb.PublicAction]:
+    """The hand's events every seat may see: never a HoleDealt (hole cards are private until
+    a Showed event tables them at showdown, HE-6)."""
+    out: list[pb.PublicAction] = []
+    for event in events:
+        match event:
+            case Posted(seat=seat, amount=amount):
+                out.append(pb.PublicAction(seat=seat, kind="post", amount=amount))
+            case Folded(seat=seat):
+                out.append(pb.PublicAction(seat=seat, kind="fold"))
+            case Checked(seat=seat):
+                out.append(pb.PublicAction(seat=seat, kind="check"))
+            case Called(seat=seat, amount=amount):
+                out.append(pb.PublicAction(seat=seat, kind="call", amount=amount))
+            case BetOrRaised(seat=seat, to=to):
+                out.append(pb.PublicAction(seat=seat, kind="raise", amount=to))
+            case BoardDealt(cards=cards):
+                out.append(pb.PublicAction(kind="board", cards=cards))
+            case UncalledReturned(seat=seat, amount=amount):
+                out.append(pb.PublicAction(seat=seat, kind="return", amount=amount))
+            case Showed(seat=seat, cards=cards):
+                out.append(pb.PublicAction(seat=seat, kind="show", cards=cards))
+            case Mucked(seat=seat):
+                out.append(pb.PublicAction(seat=seat, kind="muck"))
+            case PotAwarded(winners=winners):
+                out += [pb.PublicAction(seat=s, kind="award", amount=a) for s, a in winners]
+    return out
+
+
+def public_state(hand: Hand, names: dict[int, str]) -> pb.PublicState:
+    return pb.PublicState(
+        street=int(hand.street),
+        board=hand.board,
+        pot=hand.pot,
+        seats=[
+            pb.SeatState(
+                seat=seat,
+                player=names[seat],
+                stack=hand.stack(seat),
+                street_bet=hand.street_bet(seat),
+                folded=hand.is_folded(seat),
+            )
+            for seat in hand.seats
+        ],
+        actions=public_actions(hand.events),
+    )
+
+
+def _legal(legal: LegalActions) -> pb.Legal:
+    return pb.Legal(
+        can_fold=legal.can_fold,
+        can_check=legal.can_check,
+        call_amount=legal.call_amount,
+        can_raise=legal.can_raise,
+        min_raise_to=legal.min_raise_to or 0,
+        max_raise_to=legal.max_raise_to or 0,
+    )
+
+
+_KINDS = {
+    pb.FOLD: DecisionKind.FOLD,
+    pb.CHECK_CALL: DecisionKind.CHECK_CALL,
+    pb.RAISE_TO: DecisionKind.RAISE_TO,
+}
+
+
+class RemoteSeats:
+    """One table's client of the gateway (a blocking gRPC channel, kept for the table's life)."""
+
+    def __init__(self, settings: GatewaySettings, *, tournament_id: str, table: int) -> None:
+        self._settings = settings
+        self._tournament = tournament_id
+        self._table = table
+        self._channel = grpc.insecure_channel(settings.target)
+        self._stub = pb_grpc.TableGatewayStub(self._channel)
+        self._metadata = (("authorization", f"Bearer {settings.secret}"),)
+
+    def hand_started(self, hand_number: int, hand: Hand, names: dict[int, str]) -> None:
+        setup = hand.setup
+        request = pb.HandStart(
+            tournament_id=self._tournament,
+            table=self._table,
+            hand=hand_number,
+            button=setup.button,
+            small_blind=setup.small_blind,
+            big_blind=setup.big_blind,
+            ante=setup.ante,
+            seats=[
+                pb.SeatInfo(seat=s, player=names[s], stack=stack)
+                for s, stack in zip(hand.seats, hand.starting_stacks, strict=True)
+            ],
+            hole=[pb.SeatCards(seat=s, cards=hand.hole_cards(s)) for s in hand.seats],
+        )
+        self._call(self._stub.HandStarted, request, 5.0)
+
+    def decide(
+        self, hand_number: int, hand: Hand, legal: LegalActions, names: dict[int, str]
+    ) -> Decision | None:
+        """The player's decision, or None when they are Out (the caller acts for them)."""
+        request = pb.SeatActionRequest(
+            tournament_id=self._tournament,
+            table=self._table,
+            hand=hand_number,
+            seat=legal.seat,
+            player=names[legal.seat],
+            state=public_state(hand, names),
+            legal=_legal(legal),
+        )
+        timeout = self._settings.action_seconds + GATEWAY_MARGIN_SECONDS
+        reply = self._call(self._stub.RequestAction, request, timeout)
+        if reply is None or reply.kind not in _KINDS:
+            return None
+        return Decision(_KINDS[reply.kind], reply.amount)
+
+    def hand_ended(self, hand_number: int, hand: Hand, names: dict[int, str]) -> None:
+        request = pb.HandEnd(
+            tournament_id=self._tournament,
+            table=self._table,
+            hand=hand_number,
+            state=public_state(hand, names),
+        )
+        self._call(self._stub.HandEnded, request, 5.0)
+
+    def _call(self, method: object, request: object, timeout: float) -> pb.SeatActionReply | None:
+        try:
+            reply: pb.SeatActionReply = method(  # type: ignore[operator]
+                request, timeout=timeout, metadata=self._metadata
+            )
+        except grpc.RpcError as exc:
+            log.warning("table %s: gateway call failed: %s", self._table, exc)
+            return None
+        return reply
+
+    def close(self) -> None:
+        self._channel.close()
