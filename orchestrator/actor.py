@@ -27,12 +27,20 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from orchestrator.config import TournamentConfig
-from orchestrator.errors import LeaseLost, RecoveryError, StoreUnavailable, TournamentExists
+from orchestrator.errors import (
+    LeaseLost,
+    RecoveryError,
+    ReportError,
+    StoreUnavailable,
+    TournamentExists,
+    TournamentStateError,
+)
 from orchestrator.eventlog import EventLog, event_time
 from orchestrator.events import Event, NodeLost, SideEventStarted
 from orchestrator.metrics import OrchestratorTimings
@@ -173,10 +181,19 @@ class Orchestrator:
             self._spawn(self._follow(table, actor))
         self._reattach_side_events()
 
-    def _spawn(self, work: Any) -> None:
-        task = asyncio.get_running_loop().create_task(work)
+    def _spawn(self, work: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work)
         self._watchers.add(task)
-        task.add_done_callback(self._watchers.discard)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        """A background task (a table followed, restarted, a node checked) that failed would
+        leave its table unwatched and the tournament waiting for it forever, maybe with the
+        core half-way through a step: crash, and Ray rebuilds this actor from the log."""
+        self._watchers.discard(task)
+        if not task.cancelled() and (failure := task.exception()) is not None:
+            _crash(f"the background task {task.get_coro()!r} failed", failure)
 
     def _live_table_actors(self) -> dict[int, int]:
         """Table -> the generation of its newest live actor, by name (one call to Ray)."""
@@ -209,16 +226,23 @@ class Orchestrator:
         await self._ready()
         return len(self._runs)
 
-    def _new_table_actor(self, table: int) -> Any:
+    def _new_table_actor(self, table: int, *, avoid: str = "") -> Any:
+        """A new actor for `table`, spread over the nodes, or for a restart on the live node
+        hosting the fewest tables, never `avoid` (the node just lost: until Ray declares it
+        dead it still takes actors, which then wait there for its death to fail)."""
         from table_worker.actor import TableActor  # the table module loads in table processes
 
         settings = self._settings
         self._generation[table] = self._generation.get(table, 0) + 1
         name = self._table_name(table, self._generation[table])
+        strategy: Any = "SPREAD"
+        target = self._emptiest_live_node(avoid) if avoid else None
+        if target is not None:  # soft: if it dies too, Ray places the actor elsewhere
+            strategy = NodeAffinitySchedulingStrategy(node_id=target, soft=True)
         # Detached: it outlives an orchestrator that dies, to be found again by name. Two
         # threads: `run` holds one for the table's life, so `node` still answers.
         return TableActor.options(
-            name=name, lifetime="detached", max_concurrency=2, scheduling_strategy="SPREAD"
+            name=name, lifetime="detached", max_concurrency=2, scheduling_strategy=strategy
         ).remote(
             tournament_id=self._tournament_id,
             table=table,
@@ -229,6 +253,12 @@ class Orchestrator:
             seed=settings.seed,
             gateway=settings.gateway,
         )
+
+    def _emptiest_live_node(self, avoid: str) -> str | None:
+        nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
+        live = [n["NodeID"] for n in nodes if n["Alive"] and n["NodeID"] != avoid]
+        hosted = list(self._nodes.values())
+        return min(live, key=lambda node: (hosted.count(node), node), default=None)
 
     def _open_table(self, directive: TableDirective, actor: Any = None) -> None:
         actor = actor if actor is not None else self._new_table_actor(directive.table)
@@ -283,22 +313,24 @@ class Orchestrator:
         return table in self._tournament.tables and not self._tournament.finished
 
     async def _restart(self, table: int) -> None:
+        started = time.perf_counter()
         lost_node = self._nodes.pop(table, "")
         if lost_node:
             self._lost.setdefault(lost_node, set()).add(table)
             if lost_node not in self._node_checks:  # one check per node, aside
-                self._node_checks[lost_node] = asyncio.get_running_loop().create_task(
-                    self._log_node_loss(lost_node)
-                )
+                self._node_checks[lost_node] = self._spawn(self._log_node_loss(lost_node))
         if self._in_play(table):
             self._record(self._tournament.table_lost(table), time.time())  # the hand is void
+        voided, attempts = time.perf_counter(), 0
         while True:  # a new actor may land on a node that is dying too: then try again
-            actor = self._new_table_actor(table)
+            attempts += 1
+            actor = self._new_table_actor(table, avoid=lost_node)
             try:
                 node = await actor.node.remote()
                 break
             except ray.exceptions.RayActorError:
                 await asyncio.sleep(RESTART_BACKOFF)
+        placed = time.perf_counter()
         if not self._in_play(table):  # closed meanwhile (or the tournament ended)
             self._runs.pop(table, None)
             ray.kill(actor)
@@ -309,6 +341,16 @@ class Orchestrator:
         self._record(step.events, time.time())  # logged before the new actor deals
         assert step.directive is not None
         self._open_table(step.directive, actor)
+        logging.getLogger(__name__).info(
+            "table %d restarted in %.2fs: void logged %.2fs, new actor ready %.2fs "
+            "(%d attempts), restart logged %.2fs",
+            table,
+            time.perf_counter() - started,
+            voided - started,
+            placed - voided,
+            attempts,
+            time.perf_counter() - placed,
+        )
 
     async def _log_node_loss(self, node: str) -> None:
         """`node_lost` once Ray reports the node dead (a lone actor's death is not one),
@@ -331,11 +373,9 @@ class Orchestrator:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
         try:
             self._log.append(events, ts=now)
-        except RecoveryError:
-            # The core is ahead of a log that cannot take the step: die, and let Ray restart
-            # this actor from what the log holds (a crash, so Ray does restart it).
-            logging.getLogger(__name__).exception("the event log refused a step")
-            os._exit(1)
+        except RecoveryError as exc:
+            # The core is ahead of a log that cannot take the step.
+            _crash("the event log refused a step", exc)
         for directive in tables_opened(self._tournament, events):
             if directive.table not in self._runs:
                 self._open_table(directive)
@@ -427,7 +467,7 @@ class Orchestrator:
         started, cpu_started = time.perf_counter(), time.thread_time()
         now = event_time(time.time())
         rng = step_rng(self._seed, self._log.seq)
-        step = self._tournament.hand_finished(report, now=now, rng=rng)
+        step = _decide(lambda: self._tournament.hand_finished(report, now=now, rng=rng))
         decided = time.perf_counter()
         self._record(step.events, now)
         handled = time.perf_counter()
@@ -438,7 +478,8 @@ class Orchestrator:
 
     async def poll(self, table: int) -> TableDirective:
         await self._ready()
-        step = self._tournament.poll(table, rng=step_rng(self._seed, self._log.seq))
+        rng = step_rng(self._seed, self._log.seq)
+        step = _decide(lambda: self._tournament.poll(table, rng=rng))
         self._record(step.events, time.time())
         assert step.directive is not None
         return step.directive
@@ -460,7 +501,7 @@ class Orchestrator:
 
     def _command(self, command: Callable[..., Step]) -> None:
         now = event_time(time.time())
-        self._record(command(now=now).events, now)  # refused commands raise, logging nothing
+        self._record(_decide(lambda: command(now=now)).events, now)
 
     async def events_since(self, seq: int) -> list[dict[str, Any]]:
         return self._log.since(seq)
@@ -537,6 +578,26 @@ async def _node_died(node: str) -> bool:
             return True
         await asyncio.sleep(0.2)
     return False
+
+
+def _decide(step: Callable[[], Step]) -> Step:
+    """Take one step of the core. Its refusals (a report that does not match the hand dealt,
+    a command the state refuses) are raised before it changes anything and go back to the
+    caller; any other failure may leave it half-way through a step that no log holds."""
+    try:
+        return step()
+    except (ReportError, TournamentStateError):
+        raise
+    except Exception as exc:  # the top of the step: the core's state is unknown now
+        _crash("the tournament core failed in a step", exc)
+
+
+def _crash(reason: str, failure: BaseException) -> NoReturn:
+    """Die with the reason logged: Ray restarts this actor (a crash, not an exit), and the
+    new one rebuilds the core from the log, which holds every step that was taken whole."""
+    logging.getLogger(__name__).error("%s; restarting from the log", reason, exc_info=failure)
+    logging.shutdown()
+    os._exit(1)
 
 
 class _NotPlaying(Exception):

@@ -865,6 +865,11 @@ class Tournament:
 
     def _check_report(self, report: HandReport, state: _Table) -> None:
         issued = state.issued
+        if issued is not None and report.hand == issued.hand <= state.last_hand:
+            # CRASH-1: `table_lost` voided it; a call Ray retried can still bring its report
+            raise ReportError(
+                f"table {report.table} hand {report.hand} was voided when the table was lost"
+            )
         if issued is None or report.hand != issued.hand:
             expected = "no hand" if issued is None else f"hand {issued.hand}"
             raise ReportError(

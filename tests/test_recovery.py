@@ -17,11 +17,11 @@ from conftest import RedisServer
 from test_tournament_core import config, play
 from tournament_checks import check_log
 
-from orchestrator.errors import RecoveryError
+from orchestrator.errors import RecoveryError, ReportError
 from orchestrator.eventlog import EventLog, event_time
 from orchestrator.recovery import load_snapshot, rebuild, snapshot, step_rng, tables_opened
 from orchestrator.store import SqliteStore, open_store
-from orchestrator.tournament import TableDirective, Tournament
+from orchestrator.tournament import HandReport, TableDirective, Tournament
 
 
 def drive(
@@ -30,13 +30,17 @@ def drive(
     seed: int,
     *,
     kill_rate: float = 0.0,
+    late_reports: bool = False,
     commands: dict[int, str] | None = None,
     **settings: Any,
 ) -> tuple[list[dict[str, Any]], dict[int, bytes]]:
     """A tournament driven step by step as the orchestrator actor drives it (step RNGs, times
     as logged, tables opened after the step that opened them), tables finishing in a random
-    order and dying mid-hand at `kill_rate`. Returns the store's log and the core pickled
-    after every step, by the seq that step ended at."""
+    order and dying mid-hand at `kill_rate`. With `late_reports`, a dead table's new actor is
+    ready only after other tables' steps (the restart awaits Ray), and the report of the hand
+    it was voided in may arrive meanwhile (a call Ray retried, from an actor not yet gone):
+    the core refuses it. Returns the store's log and the core pickled after every step, by
+    the seq that step ended at."""
     cfg = config(players=players, buy_in=100, **settings)
     order = random.Random(seed)
     store = SqliteStore(str(tmp_path / "store.db"))
@@ -55,8 +59,9 @@ def drive(
             ready[directive.table] = directive
         states[log.seq] = snapshot(tournament)
 
+    restarting: dict[int, HandReport] = {}  # table -> its voided hand's late report
     steps = 0
-    while ready and not tournament.finished:
+    while (ready or restarting) and not tournament.finished:
         steps += 1
         command = (commands or {}).get(steps)
         if command is not None:  # an operator's command, between two table steps
@@ -65,6 +70,18 @@ def drive(
                 record(tournament.cancel("drill", now=event_time(now)).events, event_time(now))
             else:
                 record(getattr(tournament, command)(now=event_time(now)).events, event_time(now))
+        if restarting and (not ready or order.random() < 0.3):
+            table = order.choice(sorted(restarting))
+            late = restarting.pop(table)
+            before = plain(tournament)
+            with pytest.raises(ReportError, match="voided"):
+                tournament.hand_finished(late, now=event_time(now), rng=order)
+            assert plain(tournament) == before, "a refused report changed the core"
+            step = tournament.table_restarted(table, node=f"node-{order.randrange(3)}")
+            record(step.events, now)
+            assert step.directive is not None
+            ready[table] = step.directive
+            continue
         table = order.choice(sorted(ready))
         directive = ready.pop(table)
         if directive.close:
@@ -75,6 +92,9 @@ def drive(
             record(step.events, now)
         elif kill_rate and order.random() < kill_rate:
             record(tournament.table_lost(table), now)
+            if late_reports:
+                restarting[table] = play(directive.next_hand, order)
+                continue
             step = tournament.table_restarted(table, node=f"node-{order.randrange(3)}")
             record(step.events, now)
         else:
@@ -128,6 +148,28 @@ def test_replaying_the_log_from_any_step_rebuilds_the_same_core(
             base=(earlier, load_snapshot(states[earlier])),
         )
         assert plain(from_snapshot) == plain(load_snapshot(states[end])), f"{end} from {earlier}"
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_crash_1_a_voided_hands_late_report_is_refused_and_the_restart_deals_it_again(
+    tmp_path: Path, seed: int
+) -> None:
+    """CRASH-1 (issue 6, found chasing the KeyError of a restarted orchestrator): the report
+    of a hand voided by its table's loss can still arrive, retried by Ray, while the table's
+    new actor starts. It is refused and changes nothing (it used to be applied: a voided hand
+    counted, and the log then held a `table_restarted` that a rebuild refuses, "had a hand to
+    void"); the restart deals the voided hand's seats and stacks again, and the log replays."""
+    settings: dict[str, Any] = {
+        "max_per_table": 6,
+        "late_registration_levels": 1,
+        "reentries": 1,
+        "late_entries": 2,
+    }
+    records, states = drive(tmp_path, 30, seed, kill_rate=0.15, late_reports=True, **settings)
+    assert any(r["type"] == "hand_voided" for r in records)
+    cfg = config(players=30, buy_in=100, **settings)
+    rebuilt = rebuild(cfg, names(30), tournament_id="t", seed=seed, records=records)
+    assert plain(rebuilt) == plain(load_snapshot(states[max(states)]))
 
 
 def plain(value: Any) -> Any:
