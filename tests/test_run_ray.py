@@ -175,21 +175,31 @@ def test_a_table_actor_killed_mid_tournament_restarts_and_nothing_is_lost(
 
     config = parse_config(CHAOS)
     killed: list[int] = []
+    closed: set[int] = set()  # by the log so far: a table closing as it is killed is no test
+    restarted: set[int] = set()
 
     def kill_a_table(status: dict[str, Any]) -> None:
-        if killed or status["hands"] < 10:
+        for event in status["events"]:
+            if event["type"] == "table_closed":
+                closed.add(event["table"])
+            elif event["type"] == "table_restarted":
+                restarted.add(event["table"])
+        waiting = killed and killed[-1] not in closed and killed[-1] not in restarted
+        if restarted or waiting or len(killed) == 3 or status["hands"] < 10:
             return
         orchestrator = ray.get_actor("chaos-7-orchestrator")
-        table = min(ray.get(orchestrator.table_nodes.remote()))
-        ray.kill(ray.get_actor(f"chaos-7-table-{table}-1"), no_restart=True)
-        killed.append(table)
+        open_tables = set(ray.get(orchestrator.table_nodes.remote())) - closed
+        if open_tables:
+            table = min(open_tables)
+            ray.kill(ray.get_actor(f"chaos-7-table-{table}-1"), no_restart=True)
+            killed.append(table)
 
     run_tournament(config, RunOptions(out=tmp_path, seed=7), progress=kill_a_table)
     report = audit_run(tmp_path)
     assert not report.violations, "\n".join(map(str, report.violations))
     events = read_events(tmp_path)
-    restarted = [e["table"] for e in events if e["type"] == "table_restarted"]
-    assert killed and restarted == killed
+    logged = [e["table"] for e in events if e["type"] == "table_restarted"]
+    assert logged and set(logged) <= set(killed)  # each killed table restarted or had closed
 
 
 def test_chaos_drill_a_node_dies_and_the_tournament_still_finishes(tmp_path: Path) -> None:
