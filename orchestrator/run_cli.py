@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from orchestrator.config import load_config
 from orchestrator.errors import ConfigError, OrchestratorError
-from table_worker.cli import port_number, positive_int
+from table_worker.cli import port_number, positive_int, print_figures
 
 if TYPE_CHECKING:
     from orchestrator.run import UiOptions
@@ -324,11 +324,7 @@ def _bench(args: argparse.Namespace) -> int:
         "peak_rss_mb": round(summary.peak_memory_mb, 1),
         "driver_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
-    if args.json:
-        print(json.dumps(report))
-    else:
-        for key, value in report.items():
-            print(f"{key:>14}  {value}")
+    print_figures(report, as_json=args.json)
     return 0
 
 
@@ -359,11 +355,7 @@ def _bench_metrics(args: argparse.Namespace) -> int:
         "scrape_bytes": len(scrape),
         "scrape_ms": round(1000 * (time.perf_counter() - started), 2),
     }
-    if args.json:
-        print(json.dumps(report))
-    else:
-        for key, value in report.items():
-            print(f"{key:>14}  {value}")
+    print_figures(report, as_json=args.json)
     return 0
 
 
@@ -384,10 +376,5 @@ def _bench_failover(args: argparse.Namespace) -> int:
         }
     )
     figures = summary(drill(config, seeds=range(1, args.runs + 1), kill_after=args.kill_after))
-    if args.json:
-        print(json.dumps(figures))
-        return 0
-    for key, value in figures.items():
-        if key != "runs_detail":
-            print(f"{key:>28}  {value}")
-    return 0 if figures["succeeded"] == figures["runs"] else 1
+    print_figures(figures, as_json=args.json, hide=("runs_detail",))
+    return 0 if figures["succeeded"] == figures["runs"] or args.json else 1

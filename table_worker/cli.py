@@ -8,7 +8,7 @@ import random
 import secrets
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from table_worker.bench import bench_engine
@@ -16,6 +16,20 @@ from table_worker.engine import Betting
 from table_worker.phh import write_phhs
 from table_worker.render import render_hand
 from table_worker.session import PlayedHand, TableConfig, play_table
+
+
+def print_figures(
+    figures: Mapping[str, object], *, as_json: bool, hide: tuple[str, ...] = ()
+) -> None:
+    """A benchmark's figures: one JSON object (the contract scripts read), or aligned lines
+    for a person (without the keys in `hide`)."""
+    if as_json:
+        print(json.dumps(figures))
+        return
+    shown = {key: value for key, value in figures.items() if key not in hide}
+    width = max(map(len, shown), default=0)
+    for key, value in shown.items():
+        print(f"{key:>{width}}  {value}")
 
 
 def positive_int(text: str) -> int:

@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from table_worker.cli import positive_int
+from table_worker.cli import positive_int, print_figures
 
 
 def register(
@@ -121,11 +121,7 @@ def _bench_view(args: argparse.Namespace) -> int:
             started = time.perf_counter()
             build_report(args.dir, Path(out))
             figures["report_s"] = round(time.perf_counter() - started, 2)
-    if args.json:
-        print(json.dumps(figures))
-    else:
-        for key, value in figures.items():
-            print(f"{key:>18}  {value}")
+    print_figures(figures, as_json=args.json)
     return 0
 
 
