@@ -7,6 +7,7 @@ credential. It runs in the front door's own event loop (the desk's calls are not
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import html
 from collections.abc import Awaitable, Callable, Iterator
@@ -33,7 +34,8 @@ class _Tournament:
         self._id = tournament_id
 
     async def events_since(self, seq: int) -> list[dict[str, Any]]:
-        return [e for e in self._desk.get(self._id).events if e["seq"] > seq]
+        events = self._desk.get(self._id).events  # in seq order: no scan of the whole log
+        return events[bisect.bisect_right(events, seq, key=lambda e: e["seq"]) :]
 
     async def start(self) -> None:
         await self._command(self._desk.start)
