@@ -1,7 +1,2 @@
-"""The tournament brain: a pure core, with the CLI and Ray/gRPC shells around it."""
-
-import os as _os
-
-# Before any Ray import: Ray reads this when it is imported, and with "0" every Ray process
-# binds and connects on 127.0.0.1 only (DESIGN.md); otherwise it picks the machine's address.
-_os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+"""The tournament brain: a pure core, the shells that carry its decisions out, the views
+that read its log, the front door and the `mtt` command line (docs/ARCHITECTURE.md)."""

@@ -4,19 +4,19 @@ Hierarchy::
 
     OrchestratorError                  every error the orchestrator core raises on purpose
     ├── ConfigError                    a tournament config that cannot run: unknown keys,
-    │                                  impossible values (orchestrator.config)
+    │                                  impossible values (orchestrator.core.config)
     ├── UnreadableRun                  a run's files that `mtt replay` cannot read (file, line)
     ├── RecoveryError                  a restarted orchestrator cannot rebuild the tournament
     │                                  from its log: replaying it decides something else (names
     │                                  the seq), or the log cannot be made whole again
     ├── ReportError                    a table's hand report that does not match the hand it
     │                                  was dealt, or comes from a table that is not open
-    ├── UiServerError                  the live view (orchestrator.ui) cannot listen: the port
+    ├── UiServerError                  the live view (views.live) cannot listen: the port
     │                                  is taken or the address is not this machine's
     ├── TournamentStateError           an operator command the tournament's state refuses:
     │                                  pausing a paused or ended one, resuming one not paused,
     │                                  cancelling one already finished or cancelled
-    ├── FloorError                     the table floor refused a request (orchestrator.floor);
+    ├── FloorError                     the table floor refused a request (orchestrator.core.floor);
     │   │                              the floor's state is unchanged when it is raised
     │   ├── InvalidSeatingError        impossible seating: bad max_per_table, duplicate or too
     │   │                              few players, a seat outside 1..max_per_table
@@ -27,7 +27,7 @@ Hierarchy::
     │   └── InvalidReportError         a hand report that cannot be true: a player who is not
     │                                  at that table, a big blind seat outside the table,
     │                                  every player of the table eliminated in one hand
-    ├── LedgerError                    the money ledger refused a posting (orchestrator.ledger);
+    ├── LedgerError                    the money ledger refused a posting (core.ledger);
     │   │                              no balance changed and nothing was recorded
     │   ├── InvalidAmountError         a negative amount, or a percentage outside 0..100%
     │   │                              (also a ValueError)
@@ -38,7 +38,7 @@ Hierarchy::
     │   ├── NoEntryError               a refund or roll-forward for a player with no entry paid
     │   │                              and not yet settled
     │   └── LedgerInvariantError       `Ledger.check()` found the books out of balance (a bug)
-    ├── RegistrationError              registration refused a command (orchestrator.registration);
+    ├── RegistrationError              registration refused a command (core.registration);
     │   │                              registration and ledger are unchanged
     │   ├── RegistrationStateError     an illegal state transition (start a cancelled event),
     │   │                              or starting with fewer than the minimum entries
@@ -53,14 +53,14 @@ Hierarchy::
     │   ├── SkillRangeError            a ranking outside the tournament's range (SKILL-2)
     │   └── UnknownEntrantError        a player the room does not know: no ranking or no
     │                                  account (also a LookupError)
-    └── SanctionError                  a judge's sanction refused (orchestrator.sanctions);
+    └── SanctionError                  a judge's sanction refused (orchestrator.core.sanctions);
         │                              the sanction book is unchanged
         ├── InvalidSanctionError       no judge or reason, a bad penalty, a rescission not by
         │                              the head judge or of a sanction that cannot be rescinded
         ├── NotInPlayError             a player who is not in the tournament (also a LookupError)
         └── AlreadyDisqualifiedError   a player already disqualified (SAN-1)
 
-    StoreError                         the tournament store (orchestrator.store) failed or
+    StoreError                         the tournament store (orchestrator.shell.store) failed or
     │                                  refused; infrastructure, so not an OrchestratorError
     ├── BadStoreUrl                    a URL naming no backend (`redis://host:port/db` and
     │                                  `sqlite:///path` are the ones we have)

@@ -15,13 +15,12 @@ from typing import Any
 
 import ray
 
-from orchestrator.events import HandPlayer, HandTiming
-from orchestrator.tournament import HandReport, NextHand, TableDirective
 from rng_service.client import BlockingDeckClient
 from table_worker.bots import Bot, SittingOut, make_bot
-from table_worker.engine import Decision, Hand, LegalActions
+from table_worker.engine import Decision, Hand, HandSetup, LegalActions
 from table_worker.errors import IllegalAction
 from table_worker.phh import phhs_section
+from table_worker.protocol import HandPlayer, HandReport, HandTiming, NextHand, TableDirective
 from table_worker.remote import GatewaySettings, RemoteSeats
 from table_worker.session import PlayedHand
 
@@ -99,7 +98,7 @@ class Table:
         started = time.perf_counter()
         served = self._decks.next_deck()
         deck_wait = time.perf_counter() - started
-        hand = Hand(spec.hand_setup(), served.cards)
+        hand = Hand(HandSetup.of(spec), served.cards)
         names = {seat: player for seat, player, _ in spec.seats}
         bots = {
             # OUT-1: a seat sitting out checks when it can, otherwise folds

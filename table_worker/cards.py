@@ -1,5 +1,6 @@
 """Card codes of DESIGN.md: an int 0..51, rank = code // 4 (0 = deuce .. 12 = ace),
-suit = code % 4 (0 spades, 1 clubs, 2 diamonds, 3 hearts); text form `As`, `Td`, `2c`."""
+suit = code % 4 (0 spades, 1 clubs, 2 diamonds, 3 hearts); text form `As`, `Td`, `2c`.
+`DECK_SIZE` and the HE-1 button draw live in `protocol`, which the orchestrator imports too."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from collections.abc import Iterable, Sequence
 import eval7
 
 from table_worker.errors import InvalidDeck
+from table_worker.protocol import DECK_SIZE
 
 RANKS = "23456789TJQKA"
 SUITS = "scdh"
-DECK_SIZE = 52
 CARD_TEXT: tuple[str, ...] = tuple(RANKS[code // 4] + SUITS[code % 4] for code in range(DECK_SIZE))
 _FULL_DECK = frozenset(range(DECK_SIZE))
 _CODE_OF_TEXT = {text: code for code, text in enumerate(CARD_TEXT)}
@@ -69,13 +70,3 @@ def validate_deck(deck: Sequence[int]) -> tuple[int, ...]:
             f"out of range {sorted(c for c in seen if not 0 <= c < DECK_SIZE) or 'none'}"
         )
     return cards
-
-
-def draw_for_button(seats: Sequence[int], deck: Sequence[int]) -> int:
-    """HE-1: each seat in turn gets one card face up; the highest card takes the button.
-    Card codes already order rank first, then hearts > diamonds > clubs > spades.
-
-    >>> draw_for_button([1, 2, 3], [10, 51, 50])
-    2
-    """
-    return max(zip(deck, seats, strict=False))[1]

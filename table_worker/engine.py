@@ -47,6 +47,7 @@ from table_worker.events import (
     Showed,
     UncalledReturned,
 )
+from table_worker.protocol import NextHand
 from table_worker.showdown import Pot, award_pots, build_pots, hand_strength, showdown_order
 
 __all__ = [
@@ -130,6 +131,21 @@ class HandSetup:
     big_blind: int
     ante: int = 0
     betting: Betting = Betting.NO_LIMIT
+
+    @classmethod
+    def of(cls, spec: NextHand) -> HandSetup:
+        """The hand the orchestrator described."""
+        return cls(
+            seats=tuple(seat for seat, _, _ in spec.seats),
+            stacks=tuple(stack for _, _, stack in spec.seats),
+            button=spec.blinds.button,
+            small_blind_seat=spec.blinds.small_blind,
+            big_blind_seat=spec.blinds.big_blind,
+            small_blind=spec.small_blind,
+            big_blind=spec.big_blind,
+            ante=spec.ante,
+            betting=Betting(spec.betting),
+        )
 
     def positions(self) -> list[int]:
         """Indexes into `seats`, clockwise from the first seat left of the button; checked."""

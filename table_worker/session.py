@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from rng_service.deck import ServedDeck
 from table_worker.bots import Bot, make_bot
-from table_worker.cards import DECK_SIZE, draw_for_button
 from table_worker.engine import Betting, Hand, HandSetup
+from table_worker.protocol import DECK_SIZE, draw_for_button
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

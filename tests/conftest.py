@@ -12,6 +12,10 @@ from pathlib import Path
 import pytest
 import redis
 
+from orchestrator.shell.driver import keep_ray_on_this_machine
+
+keep_ray_on_this_machine()  # tests start Ray themselves too (clusters, probes)
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""

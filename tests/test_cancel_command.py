@@ -17,10 +17,10 @@ from conftest import RedisServer
 from test_tournament_core import config, play
 from tournament_checks import check_log
 
-from orchestrator.eventlog import EventLog, event_time
-from orchestrator.recovery import snapshot, step_rng
-from orchestrator.store import Store, open_store
-from orchestrator.tournament import Tournament
+from orchestrator.core.replay import snapshot, step_rng
+from orchestrator.core.tournament import Tournament
+from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.store import Store, open_store
 
 STREAM = "cup-5/0a1b2c"
 
@@ -60,7 +60,7 @@ def orchestrator_dies_after(store: Store, folder: Path, hands: int) -> list[dict
 
 
 def mtt(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "orchestrator.cli", "cancel", *args]
+    command = [sys.executable, "-m", "orchestrator.cli.main", "cancel", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
 

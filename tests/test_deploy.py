@@ -26,8 +26,8 @@ import pytest
 import yaml
 from prometheus_client import CollectorRegistry
 
-from orchestrator.cli import build_parser
-from orchestrator.metrics import TournamentMetrics
+from orchestrator.cli.main import build_parser
+from orchestrator.views.metrics import TournamentMetrics
 from rng_service.server import Metrics as DeckServiceMetrics
 from rng_service.store.metered import StoreMetrics
 
@@ -384,8 +384,9 @@ def test_front_door_flags_parse_with_mtt_serve() -> None:
 
 
 def test_every_ray_process_may_use_the_pods_address() -> None:
-    """The packages default RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER to "0" (Ray on 127.0.0.1 for
-    local runs); every pod that runs Ray sets it true, and the packages keep that value."""
+    """Where mtt starts Ray it defaults RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER to "0" (Ray on
+    127.0.0.1 for local runs); every pod that runs Ray sets it true, and mtt keeps that
+    value."""
     from ray._private import ray_constants
 
     name = ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR
@@ -398,7 +399,10 @@ def test_every_ray_process_may_use_the_pods_address() -> None:
         for container in containers(document):
             env = {e["name"]: e.get("value") for e in container.get("env", ())}
             assert env.get(name) in ("1", "true"), f"{container['name']} lacks {name}=1"
-    code = f"import os, orchestrator, table_worker; print(os.environ[{name!r}])"
+    code = (
+        "import os; from orchestrator.shell.driver import keep_ray_on_this_machine; "
+        f"keep_ray_on_this_machine(); print(os.environ[{name!r}])"
+    )
     kept = subprocess.run(
         [sys.executable, "-c", code],
         env=os.environ | {name: "1"},

@@ -1,7 +1,7 @@
 """Chaos on real Ray (issue 6): the orchestrator actor, the deck service and Redis killed at
 seeded random points of a running tournament; after each run the audit finds nothing lost:
 chips conserved, every player placed exactly once, every non-voided hand replayed in pokerkit,
-decks committed and never dealt twice, the ledger balanced (`orchestrator.audit`)."""
+decks committed and never dealt twice, the ledger balanced (`orchestrator.views.audit`)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from conftest import RedisServer, free_port
 
-from orchestrator.audit import audit_run
-from orchestrator.config import parse_config
-from orchestrator.run import RunOptions, deck_service, run_tournament
-from orchestrator.store import open_store
+from orchestrator.core.config import parse_config
+from orchestrator.shell.driver import RunOptions, deck_service, run_tournament
+from orchestrator.shell.store import open_store
+from orchestrator.views.audit import audit_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 

@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from orchestrator.core.floor import BoundaryDecision, Policy, TableFloor, is_short, position
 from orchestrator.errors import (
     FloorError,
     InvalidReportError,
@@ -17,7 +18,6 @@ from orchestrator.errors import (
     UnknownPlayerError,
     UnknownTableError,
 )
-from orchestrator.floor import BoundaryDecision, Policy, TableFloor, is_short, position
 
 
 def names(n: int) -> list[str]:

@@ -1,7 +1,7 @@
 """Property tests of the table floor: random elimination sequences, reported by tables in
 random order (0..2 eliminations per hand, random players sitting out), through both policies.
 
-Invariants checked (orchestrator/floor.py states when each holds):
+Invariants checked (orchestrator/core/floor.py states when each holds):
 - always, both policies: every player is eliminated or seated at exactly one open table and
   one seat in 1..max_per_table; no seat holds two players; no open table is empty; a decision
   moves only players of the reporting table, into the seats it reserved; a closed table hands
@@ -21,8 +21,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.assignment import assignment_cost, min_cost_assignment
-from orchestrator.floor import Policy, TableFloor
+from orchestrator.core.assignment import assignment_cost, min_cost_assignment
+from orchestrator.core.floor import Policy, TableFloor
 
 POLICIES: tuple[Policy, ...] = ("equilibrium", "threshold")
 

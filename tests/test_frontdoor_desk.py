@@ -15,7 +15,7 @@ from orchestrator.frontdoor.desk import Desk, DeskSettings
 from orchestrator.frontdoor.errors import InvalidRequest, NotFound, WrongState
 from orchestrator.frontdoor.hub import PlayerHub
 from orchestrator.frontdoor.views import LiveViews, view_server
-from orchestrator.store import open_store
+from orchestrator.shell.store import open_store
 
 CONFIG = """
 [tournament]

@@ -22,7 +22,7 @@ import pytest
 from loadtest.fleet import BotPlayer, FleetStats
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
-from orchestrator.audit import read_hand_files
+from orchestrator.views.audit import read_hand_files
 from table_worker.bots import make_bot
 from table_worker.cards import parse_cards
 
@@ -46,7 +46,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     folder = tmp_path_factory.mktemp("frontdoor")
     env = os.environ | {"MTT_OPERATOR_TOKEN": OPERATOR}
     store = f"sqlite:///{folder / 'store.db'}"
-    command = [sys.executable, "-m", "orchestrator.cli", "serve", "--port", "0"]
+    command = [sys.executable, "-m", "orchestrator.cli.main", "serve", "--port", "0"]
     command += ["--store", store, "--data-dir", str(folder / "data"), "--metrics-port", "0"]
     with (
         open(folder / "serve.log", "w") as log,

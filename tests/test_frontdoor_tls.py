@@ -18,7 +18,7 @@ from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
 from orchestrator.frontdoor.desk import Desk, DeskSettings
 from orchestrator.frontdoor.hub import PlayerHub
 from orchestrator.frontdoor.server import FrontDoorServer, TlsFiles
-from orchestrator.store import open_store
+from orchestrator.shell.store import open_store
 
 OPERATOR = "tls-test-operator-credential"
 OP = (("authorization", f"Bearer {OPERATOR}"),)

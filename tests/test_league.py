@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from orchestrator.league import (
+from orchestrator.competition.league import (
     Season,
     Tournament,
     TournamentResult,
@@ -18,7 +18,7 @@ from orchestrator.league import (
     participant_points,
     tournament_points,
 )
-from orchestrator.swiss import InvalidInput, dense_ranks
+from orchestrator.competition.swiss import InvalidInput, dense_ranks
 
 DAY = dt.timedelta(days=1)
 START = dt.date(2011, 10, 1)

@@ -11,15 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.errors import (
-    AccountExistsError,
-    InsufficientFundsError,
-    InvalidAmountError,
-    LedgerError,
-    NoEntryError,
-    UnknownAccountError,
-)
-from orchestrator.ledger import (
+from orchestrator.core.ledger import (
     OPERATOR,
     POOL,
     EntryStatus,
@@ -28,6 +20,14 @@ from orchestrator.ledger import (
     cancellation_charge,
     player_account,
     posting_event,
+)
+from orchestrator.errors import (
+    AccountExistsError,
+    InsufficientFundsError,
+    InvalidAmountError,
+    LedgerError,
+    NoEntryError,
+    UnknownAccountError,
 )
 
 BUY_IN, FEE = 10_000, 1_000

@@ -19,20 +19,20 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 from test_tournament_core import config, play, run
 
-from orchestrator.cli import main
+from orchestrator.cli.main import main
+from orchestrator.core.tournament import Tournament
 from orchestrator.errors import StoreUnavailable
-from orchestrator.events import HandTiming
-from orchestrator.metrics import (
+from orchestrator.shell.store import MeteredStore, open_store
+from orchestrator.views.metrics import (
     HAND_REPORT_OBJECTIVE_SECONDS,
     OrchestratorTimings,
     TournamentMetrics,
 )
-from orchestrator.store import MeteredStore, open_store
-from orchestrator.tournament import Tournament
 from rng_service._proto import deck_pb2, deck_pb2_grpc
 from rng_service.server import DeckServer
 from rng_service.store import open_store as open_deck_store
 from rng_service.store.metered import STORE_OBJECTIVE_SECONDS, StoreMetrics
+from table_worker.protocol import HandTiming
 
 
 def value(registry: CollectorRegistry, name: str, **labels: str) -> float:

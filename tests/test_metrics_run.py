@@ -25,7 +25,7 @@ from prometheus_client import CollectorRegistry, Metric
 from prometheus_client.parser import text_string_to_metric_families
 from test_deploy import DASHBOARD, RULES, metric_names, sample_names
 
-from orchestrator.metrics import TournamentMetrics
+from orchestrator.views.metrics import TournamentMetrics
 from rng_service.server import Metrics as DeckServiceMetrics
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
@@ -162,7 +162,7 @@ def test_every_endpoint_exports_every_metric_and_each_moves_during_a_run(tmp_pat
         # the front door: test_the_front_doors_endpoint_..., below (it needs bots playing)
     }
     jobs = {"tournament": tournament_port, "deck-service": deck_port}
-    command = [sys.executable, "-m", "orchestrator.cli", "run", str(tmp_path / "scrape.toml")]
+    command = [sys.executable, "-m", "orchestrator.cli.main", "run", str(tmp_path / "scrape.toml")]
     command += ["--seed", "4", "--out", str(tmp_path / "out"), "--metrics-port"]
     command += [str(tournament_port), "--deck-metrics-port", str(deck_port)]
     command += ["--metrics-linger", "10"]  # Prometheus is queried while the run lingers
@@ -314,7 +314,15 @@ def test_the_front_doors_endpoint_exports_every_metric_and_each_moves_while_bots
     quiet = QUIET | {"mtt_action_timeouts", "mtt_tournament_finished"}  # bots answer in time
     env = os.environ | {"MTT_OPERATOR_TOKEN": "metrics-test-operator-0123456789"}
     port = free_port()
-    serve = [sys.executable, "-m", "orchestrator.cli", "serve", "--port", "0", "--metrics-port"]
+    serve = [
+        sys.executable,
+        "-m",
+        "orchestrator.cli.main",
+        "serve",
+        "--port",
+        "0",
+        "--metrics-port",
+    ]
     serve += [str(port), "--store", f"sqlite:///{tmp_path / 'store.db'}"]
     serve += ["--data-dir", str(tmp_path / "data")]
     seen: list[dict[str, float]] = []
@@ -327,7 +335,7 @@ def test_the_front_doors_endpoint_exports_every_metric_and_each_moves_while_bots
             assert door.stdout is not None
             line = door.stdout.readline()
             assert line.startswith("front door on "), (tmp_path / "serve.log").read_text()[-3000:]
-            fleet = [sys.executable, "-m", "orchestrator.cli", "loadtest", "--target"]
+            fleet = [sys.executable, "-m", "orchestrator.cli.main", "loadtest", "--target"]
             fleet += [line.split()[3], "--bots", "12", "--duration", "20"]
             fleet += ["--config", str(tmp_path / "short.toml")]
             bots = subprocess.Popen(fleet, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

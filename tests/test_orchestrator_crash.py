@@ -26,7 +26,7 @@ def run(code: str) -> subprocess.CompletedProcess[str]:
 def test_a_refused_report_goes_back_to_the_table_and_the_actor_lives_on() -> None:
     done = run(
         """
-        from orchestrator.actor import _decide
+        from orchestrator.shell.actor import _decide
         from orchestrator.errors import ReportError
         def refuse():
             raise ReportError("table 3 hand 9 was voided when the table was lost")
@@ -45,7 +45,7 @@ def test_a_refused_report_goes_back_to_the_table_and_the_actor_lives_on() -> Non
         (
             "a core step",
             """
-            from orchestrator.actor import _decide
+            from orchestrator.shell.actor import _decide
             def step():
                 return {}["p00017"]  # the issue's KeyError, half-way through a step
             _decide(step)
@@ -56,7 +56,7 @@ def test_a_refused_report_goes_back_to_the_table_and_the_actor_lives_on() -> Non
             "a background task",
             """
             import asyncio
-            from orchestrator.actor import Orchestrator
+            from orchestrator.shell.actor import Orchestrator
             class Shell:  # the actor's task bookkeeping alone, without Ray
                 _watchers = set()
                 _spawn = Orchestrator._spawn

@@ -10,12 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.blinds import Blinds, first_blinds, next_blinds
-from orchestrator.config import load_config, parse_config
+from orchestrator.core.blinds import first_blinds, next_blinds
+from orchestrator.core.config import load_config, parse_config
+from orchestrator.core.levels import blind_level, level_due
+from orchestrator.core.payouts import default_percentages, payouts
+from orchestrator.core.places import Busted, place_eliminated
 from orchestrator.errors import ConfigError
-from orchestrator.levels import blind_level, level_due
-from orchestrator.payouts import default_percentages, payouts
-from orchestrator.places import Busted, place_eliminated
+from table_worker.protocol import Blinds
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

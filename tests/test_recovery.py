@@ -17,11 +17,12 @@ from conftest import RedisServer
 from test_tournament_core import config, play
 from tournament_checks import check_log
 
+from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng, tables_opened
+from orchestrator.core.tournament import Tournament
 from orchestrator.errors import RecoveryError, ReportError
-from orchestrator.eventlog import EventLog, event_time
-from orchestrator.recovery import load_snapshot, rebuild, snapshot, step_rng, tables_opened
-from orchestrator.store import SqliteStore, open_store
-from orchestrator.tournament import HandReport, TableDirective, Tournament
+from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.store import SqliteStore, open_store
+from table_worker.protocol import HandReport, TableDirective
 
 
 def drive(
@@ -254,7 +255,7 @@ def test_a_redis_restarted_without_its_data_gets_the_log_back_from_memory(
     redis_server.restart()
     assert store.last_seq("t/run") == 0
     assert log.seq == 40
-    from orchestrator.events import TableClosed
+    from orchestrator.core.events import TableClosed
 
     log.append([TableClosed(table=99)], ts=1.0)
     stored = store.read("t/run")

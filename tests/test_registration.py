@@ -12,6 +12,27 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from orchestrator.core.events import (
+    LedgerPosted,
+    PlayerRegistered,
+    PlayerUnregistered,
+    Refund,
+    RegistrationClosed,
+    RollForwardPaid,
+    TournamentCancelled,
+)
+from orchestrator.core.ledger import Ledger
+from orchestrator.core.registration import (
+    STARTING_RANKING,
+    Rankings,
+    Registration,
+    RegistrationRules,
+    RegistrationState,
+    SkillLevel,
+    SkillRange,
+    ranking_change,
+    skill_level,
+)
 from orchestrator.errors import (
     AlreadyRegisteredError,
     InsufficientFundsError,
@@ -25,27 +46,6 @@ from orchestrator.errors import (
     TournamentFullError,
     UnknownEntrantError,
     UnregisterClosedError,
-)
-from orchestrator.events import (
-    LedgerPosted,
-    PlayerRegistered,
-    PlayerUnregistered,
-    Refund,
-    RegistrationClosed,
-    RollForwardPaid,
-    TournamentCancelled,
-)
-from orchestrator.ledger import Ledger
-from orchestrator.registration import (
-    STARTING_RANKING,
-    Rankings,
-    Registration,
-    RegistrationRules,
-    RegistrationState,
-    SkillLevel,
-    SkillRange,
-    ranking_change,
-    skill_level,
 )
 
 BUY_IN, FEE = 10_000, 1_000

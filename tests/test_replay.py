@@ -14,8 +14,13 @@ from typing import Any
 
 import pytest
 
-from orchestrator.audit import audit_hands, audit_hands_against_log, read_events, read_hand_files
-from orchestrator.cli import main
+from orchestrator.cli.main import main
+from orchestrator.views.audit import (
+    audit_hands,
+    audit_hands_against_log,
+    read_events,
+    read_hand_files,
+)
 
 # Each run starts real Ray and the deck service: one Ray at a time (xdist group "ray").
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
@@ -26,7 +31,7 @@ def mtt_run(example: str, seed: int, out: Path) -> Path:
     example_path = str(ROOT / "examples" / example)
     command = ["run", example_path, "--seed", str(seed), "--out", str(out)]
     done = subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", *command],
+        [sys.executable, "-m", "orchestrator.cli.main", *command],
         capture_output=True,
         text=True,
         timeout=300,
@@ -82,7 +87,7 @@ def edit_hand(folder: Path, number: int, edit: Callable[[str], str]) -> None:
 
 def test_a_clean_run_passes_the_replay_as_a_command(single: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", "replay", str(single)],
+        [sys.executable, "-m", "orchestrator.cli.main", "replay", str(single)],
         capture_output=True,
         text=True,
         timeout=120,

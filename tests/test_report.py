@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from orchestrator.audit import PhhSection
-from orchestrator.config import parse_config
+from orchestrator.core.config import parse_config
 from orchestrator.errors import UnreadableRun
-from orchestrator.report import figures as figures_module
-from orchestrator.report import page as page_module
-from orchestrator.report import read_figures
-from orchestrator.report.charts import CHARTS
-from orchestrator.report.figures import run_figures
-from orchestrator.run import RunOptions, run_tournament
+from orchestrator.shell.driver import RunOptions, run_tournament
+from orchestrator.views.audit import PhhSection
+from orchestrator.views.report import figures as figures_module
+from orchestrator.views.report import page as page_module
+from orchestrator.views.report import read_figures
+from orchestrator.views.report.charts import CHARTS
+from orchestrator.views.report.figures import run_figures
 
 
 def seat(player: str, seat: int, start: int, end: int) -> dict[str, Any]:
@@ -148,7 +148,7 @@ def test_docstring_examples_hold() -> None:
 def test_mtt_report_names_a_missing_file(tmp_path: Path) -> None:
     (tmp_path / "events.jsonl").write_text(json.dumps({"seq": 1, "type": "x"}) + "\n")
     done = subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", "report", str(tmp_path)],
+        [sys.executable, "-m", "orchestrator.cli.main", "report", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -160,7 +160,16 @@ def test_mtt_report_names_a_missing_file(tmp_path: Path) -> None:
 
 def test_bench_view_of_a_synthetic_opening() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", "bench", "view", "--players", "95", "--json"],
+        [
+            sys.executable,
+            "-m",
+            "orchestrator.cli.main",
+            "bench",
+            "view",
+            "--players",
+            "95",
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -190,7 +199,7 @@ def test_report_of_a_real_run(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "orchestrator.cli",
+            "orchestrator.cli.main",
             "report",
             str(run),
             "--out",
@@ -226,7 +235,7 @@ def test_report_of_a_real_run(tmp_path: Path) -> None:
     assert final is not None and final.stacks[-1][winner] == 24 * 2000
 
     bench = subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", "bench", "view", str(run), "--json"],
+        [sys.executable, "-m", "orchestrator.cli.main", "bench", "view", str(run), "--json"],
         capture_output=True,
         text=True,
         timeout=300,

@@ -32,7 +32,7 @@ def test_bench_rng_runs_on_sqlite_without_redis_figures(tmp_path: Path) -> None:
 
 
 def test_mtt_parser_has_the_deck_service_commands() -> None:
-    from orchestrator.cli import build_parser
+    from orchestrator.cli.main import build_parser
 
     parser = build_parser()
     serve = parser.parse_args(["rng", "serve", "--port", "0", "--store", "sqlite:///x.db"])

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from tournament_checks import check_log
 
-from orchestrator.audit import (
+from orchestrator.core.config import load_config, parse_config
+from orchestrator.shell.driver import RunOptions, run_tournament
+from orchestrator.views.audit import (
     audit_hands,
     audit_hands_against_log,
     audit_results,
@@ -21,8 +23,6 @@ from orchestrator.audit import (
     audit_unique_decks,
     read_hand_files,
 )
-from orchestrator.config import load_config, parse_config
-from orchestrator.run import RunOptions, run_tournament
 
 # One Ray cluster at a time on 2 cores: these share the xdist group "ray".
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
@@ -37,7 +37,7 @@ def check_hands_replay_in_pokerkit(out: Path, expected_hands: int) -> None:
     """Every hand replays in pokerkit to its finishing stacks, and its deck is the one the
     deck service committed to before the deal, dealt in HE-3 order (RNG-3, DESIGN.md
     "Decks"); no deck dealt twice; the hands, the log and results.json agree. The checks are
-    `orchestrator.audit`'s."""
+    `orchestrator.views.audit`'s."""
     audit = audit_hands(read_hand_files(out / "hands"))
     log, results = read_events(out), json.loads((out / "results.json").read_text())
     violations = [
@@ -90,7 +90,7 @@ def test_mtt_run_command_from_an_example(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "orchestrator.cli",
+            "orchestrator.cli.main",
             "run",
             str(ROOT / "examples/single-table-9.toml"),
             "--seed",
@@ -115,7 +115,7 @@ def test_mtt_run_refuses_a_bad_config_clearly(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("[tournament]\nmax_per_table = 12\n[levels]\nblinds = [[1, 2]]\n")
     done = subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", "run", str(bad), "--out", str(tmp_path)],
+        [sys.executable, "-m", "orchestrator.cli.main", "run", str(bad), "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=60,

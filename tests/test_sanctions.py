@@ -10,16 +10,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator import sanctions
+from orchestrator.competition.swiss import sanctions as swiss_sanctions
+from orchestrator.core import sanctions
+from orchestrator.core.events import (
+    PenaltyGiven,
+    PlayerDisqualified,
+    SanctionRescinded,
+    WarningIssued,
+)
+from orchestrator.core.sanctions import Disqualify, SanctionBook, SanctionKind, SitOut
 from orchestrator.errors import (
     AlreadyDisqualifiedError,
     InvalidSanctionError,
     NotInPlayError,
     SanctionError,
 )
-from orchestrator.events import PenaltyGiven, PlayerDisqualified, SanctionRescinded, WarningIssued
-from orchestrator.sanctions import Disqualify, SanctionBook, SanctionKind, SitOut
-from orchestrator.swiss import sanctions as swiss_sanctions
 
 IN_PLAY = frozenset({"ann", "bob", "cy"})
 HEAD = "Head"

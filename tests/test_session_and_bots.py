@@ -9,9 +9,10 @@ from collections import Counter
 import pytest
 
 from table_worker.bots import BOT_POLICIES, HandStrengthBot, make_bot, preflop_tier
-from table_worker.cards import draw_for_button, parse_card
+from table_worker.cards import parse_card
 from table_worker.engine import Betting, DecisionKind
 from table_worker.events import BetOrRaised, Called, Checked, Folded
+from table_worker.protocol import draw_for_button
 from table_worker.session import TableConfig, blinds_for, play_table
 
 

@@ -28,8 +28,8 @@ from orchestrator.errors import (
     TournamentExists,
     UnknownTournament,
 )
-from orchestrator.store import RedisStore, SqliteStore, Store, open_store
-from orchestrator.store.redis_store import REGISTRY_KEY, log_key
+from orchestrator.shell.store import RedisStore, SqliteStore, Store, open_store
+from orchestrator.shell.store.redis_store import REGISTRY_KEY, log_key
 
 TTL = 0.2  # seconds; tests only ever wait longer than this, never assert a timing
 

@@ -1,4 +1,4 @@
-"""`mtt swiss ...` and `mtt league ...` through `orchestrator.cli.main` on temporary files:
+"""`mtt swiss ...` and `mtt league ...` through `orchestrator.cli.main.main` on temporary files:
 the organiser's flow, the three output formats, and refusals that leave the state unchanged."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.cli import main
+from orchestrator.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import pytest
 
-from orchestrator.swiss import (
+from orchestrator.competition.swiss import (
     CutRule,
     EventConfig,
     ImpossibleResult,
@@ -42,9 +42,9 @@ from orchestrator.swiss import (
     structure_for,
     warn,
 )
-from orchestrator.swiss.poker import HowDecided, play_match
-from orchestrator.swiss.records import PlayerRecord
-from orchestrator.swiss.structure import SW1_TABLE
+from orchestrator.competition.swiss.poker import HowDecided, play_match
+from orchestrator.competition.swiss.records import PlayerRecord
+from orchestrator.competition.swiss.structure import SW1_TABLE
 
 AT = datetime(2012, 3, 1, 15, 0)
 A_WINS = MatchResult(games_a=2, games_b=1)
@@ -306,7 +306,7 @@ def test_tiebreakers_omw_floor_gw_ogw_buchholz() -> None:
         seed=1,
         tiebreakers=(Tiebreaker.OMW, Tiebreaker.GW, Tiebreaker.OGW, Tiebreaker.BUCHHOLZ),
     )
-    from orchestrator.swiss.model import Round, Stage
+    from orchestrator.competition.swiss.model import Round, Stage
 
     rounds = (
         Round(
@@ -345,7 +345,7 @@ def test_omw_floor_for_winless_opponents() -> None:
     records = {n: PlayerRecord(n) for n in "ab"}
     records["a"].wins, records["b"].losses = 1, 1
     records["a"].opponents, records["b"].opponents = ["b"], ["a"]
-    from orchestrator.swiss.standings import tiebreak_value
+    from orchestrator.competition.swiss.standings import tiebreak_value
 
     assert tiebreak_value(Tiebreaker.OMW, records["a"], records) == Fraction(33, 100)
 

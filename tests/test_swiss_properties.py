@@ -11,7 +11,7 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.swiss import (
+from orchestrator.competition.swiss import (
     EventConfig,
     MatchResult,
     SwissState,
@@ -21,8 +21,8 @@ from orchestrator.swiss import (
     pair_next_round,
     report_results,
 )
-from orchestrator.swiss.codec import state_from_dict, state_to_dict
-from orchestrator.swiss.records import fold_records
+from orchestrator.competition.swiss.codec import state_from_dict, state_to_dict
+from orchestrator.competition.swiss.records import fold_records
 
 RESULTS = (
     MatchResult(games_a=2, games_b=0),

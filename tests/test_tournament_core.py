@@ -13,13 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tournament_checks import check_log
 
-from orchestrator.config import TournamentConfig, parse_config
+from orchestrator.core.config import TournamentConfig, parse_config
+from orchestrator.core.events import Event
+from orchestrator.core.tournament import Tournament
 from orchestrator.errors import ConfigError, ReportError, SanctionError, TournamentStateError
-from orchestrator.eventlog import EventLog
-from orchestrator.events import Event, HandPlayer
-from orchestrator.tournament import HandReport, NextHand, TableDirective, Tournament
+from orchestrator.shell.eventlog import EventLog
 from table_worker.bots import SittingOut, make_bot
-from table_worker.engine import Hand
+from table_worker.engine import Hand, HandSetup
+from table_worker.protocol import HandPlayer, HandReport, NextHand, TableDirective
 
 
 def config(**tournament: Any) -> TournamentConfig:
@@ -37,7 +38,7 @@ def config(**tournament: Any) -> TournamentConfig:
 
 
 def play(spec: NextHand, rng: random.Random) -> HandReport:
-    hand = Hand(spec.hand_setup(), rng.sample(range(52), 52))
+    hand = Hand(HandSetup.of(spec), rng.sample(range(52), 52))
     bot = make_bot("random", rng)
     while (seat := hand.actor) is not None:
         player = SittingOut() if seat in spec.sitting_out else bot
@@ -212,7 +213,7 @@ def test_a_repeated_report_is_idempotent_and_a_false_one_refused() -> None:
 
 
 def test_event_log_numbers_events_and_marks_their_cause(tmp_path: Any) -> None:
-    from orchestrator.events import HandFinished, PlayerEliminated, TableOpened
+    from orchestrator.core.events import HandFinished, PlayerEliminated, TableOpened
 
     log = EventLog(tmp_path / "events.jsonl")
     log.append([TableOpened(table=1)], ts=1.0)
@@ -422,7 +423,7 @@ def test_late_registration_and_reentry_seat_players_at_random_outside_the_blinds
 
 
 def test_late_entrants_never_sit_between_the_button_and_the_small_blind() -> None:
-    from orchestrator.blinds import Blinds
+    from orchestrator.core.blinds import Blinds
 
     cfg = config(players=12, max_per_table=9, late_registration_levels=2, late_entries=1)
     rng = random.Random(3)
@@ -441,7 +442,7 @@ def test_late_entrants_never_sit_between_the_button_and_the_small_blind() -> Non
 
 
 def next_blinds_for(tournament: Tournament, table: int) -> tuple[int, int]:
-    from orchestrator.blinds import next_blinds
+    from orchestrator.core.blinds import next_blinds
 
     blinds = tournament.tables[table].blinds
     assert blinds is not None

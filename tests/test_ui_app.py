@@ -18,9 +18,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from orchestrator.config import parse_config
+from orchestrator.core.config import parse_config
 from orchestrator.errors import TournamentStateError, UiServerError
-from orchestrator.ui import EventFileSource, create_app, serve_ui
+from orchestrator.views.live import EventFileSource, create_app, serve_ui
 
 CONFIG = parse_config(
     {
@@ -264,7 +264,7 @@ def test_mtt_run_refuses_view_flags_it_cannot_honour(
     flags = [str(tmp_path / f) if f in ("EMPTY", "MISSING") else f for f in flags]
     example = Path(__file__).resolve().parent.parent / "examples" / "single-table-9.toml"
     done = subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", "run", str(example), *flags],
+        [sys.executable, "-m", "orchestrator.cli.main", "run", str(example), *flags],
         capture_output=True,
         text=True,
         timeout=120,

@@ -25,8 +25,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
-from orchestrator.audit import audit_run
-from orchestrator.report import build_report
+from orchestrator.views.audit import audit_run
+from orchestrator.views.report import build_report
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,7 +100,7 @@ def live_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Pat
     config = tmp_path / "live.toml"
     config.write_text(CONFIG)
     port, out, log = free_port(), tmp_path / "run", tmp_path / "run.log"
-    command = [sys.executable, "-m", "orchestrator.cli", "run", str(config), "--seed", "3"]
+    command = [sys.executable, "-m", "orchestrator.cli.main", "run", str(config), "--seed", "3"]
     command += ["--out", str(out), "--ui-port", str(port), "--wait-for-start"]
     env = os.environ | {"MTT_OPERATOR_TOKEN": TOKEN}
     with log.open("wb") as output:

@@ -1,14 +1,14 @@
-"""The live lobby and clock as a pure fold over event dicts (orchestrator.ui.lobby)."""
+"""The live lobby and clock as a pure fold over event dicts (orchestrator.views.live.lobby)."""
 
 from __future__ import annotations
 
 import doctest
 from typing import Any
 
-from orchestrator.config import parse_config
-from orchestrator.payouts import prize_table
-from orchestrator.ui import lobby as lobby_module
-from orchestrator.ui.lobby import Lobby
+from orchestrator.core.config import parse_config
+from orchestrator.core.payouts import prize_table
+from orchestrator.views.live import lobby as lobby_module
+from orchestrator.views.live.lobby import Lobby
 
 
 def config(unit: str = "minutes", length: int = 10, **tournament: Any) -> Any:

@@ -1,5 +1,5 @@
 """Tournaments at the front door: created from config text, registration (the pure core
-`orchestrator.registration`), the start on Ray, operator control, and the event stream.
+`orchestrator.core.registration`), the start on Ray, operator control, and the event stream.
 
 Lifecycle: announced -> registering -> running (<-> paused) -> finished, or cancelled from any
 of them. What must survive a restart of `mtt serve` goes to the Store port as a log per
@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orchestrator.config import TournamentConfig, config_from_text
+from orchestrator.core.config import TournamentConfig, config_from_text
+from orchestrator.core.ledger import Ledger
+from orchestrator.core.registration import (
+    Rankings,
+    Registration,
+    RegistrationRules,
+    SkillLevel,
+    SkillRange,
+)
 from orchestrator.errors import (
     AlreadyRegisteredError,
     ConfigError,
@@ -43,16 +51,8 @@ from orchestrator.frontdoor.errors import (
     WrongState,
 )
 from orchestrator.frontdoor.hub import PlayerHub
-from orchestrator.ledger import Ledger
-from orchestrator.metrics import TournamentMetrics
-from orchestrator.registration import (
-    Rankings,
-    Registration,
-    RegistrationRules,
-    SkillLevel,
-    SkillRange,
-)
-from orchestrator.store import Store
+from orchestrator.shell.store import Store
+from orchestrator.views.metrics import TournamentMetrics
 
 __all__ = ["Desk", "DeskSettings", "Entry"]
 
@@ -467,7 +467,7 @@ class Desk:
             raise NotAvailable(f"the tournament's orchestrator is unreachable: {exc}") from exc
 
     async def _launch(self, entry: Entry, players: list[str]) -> Any:
-        from orchestrator.actor import (
+        from orchestrator.shell.actor import (
             RESTARTABLE,
             OrchestratorActor,
             StoreSettings,
@@ -521,7 +521,7 @@ class Desk:
                     entry.state = "finished"
                 elif kind == "tournament_cancelled":
                     entry.state = "cancelled"
-            if self._metrics is not None:  # the tournament metrics (orchestrator.metrics)
+            if self._metrics is not None:  # the tournament metrics (orchestrator.views.metrics)
                 self._metrics.follow(entry.tournament_id, fresh)
                 timings = await entry.orchestrator.timings_since_last_call.remote()
                 self._metrics.observe_timings(entry.tournament_id, timings)

@@ -1,4 +1,4 @@
-"""The live clock and lobby (`orchestrator.ui`) of every tournament at the front door:
+"""The live clock and lobby (`orchestrator.views.live`) of every tournament at the front door:
 `mtt serve --ui-port P` serves `/` (the list) and `/t/{tournament}/` (its clock) and
 `/t/{tournament}/lobby`, each view created on its first visit over the desk's copy of the
 tournament's event log, with the desk's start, pause, resume and cancel behind the operator
@@ -21,7 +21,7 @@ from starlette.types import Receive, Scope, Send
 from orchestrator.errors import TournamentStateError
 from orchestrator.frontdoor.desk import Desk
 from orchestrator.frontdoor.errors import FrontDoorError, NotFound
-from orchestrator.ui import create_app
+from orchestrator.views.live import create_app
 
 __all__ = ["LiveViews", "ViewServer", "view_server"]
 

@@ -1,6 +1,6 @@
 """Store latency and errors for Prometheus: `StoreMetrics`, and the used-deck store wrapped in it.
 
-The orchestrator's `Store` is wrapped the same way (`orchestrator.store.metered`), on the same
+The orchestrator's `Store` is wrapped the same way (`orchestrator.shell.store.metered`), on the same
 two metrics, told apart by the `store` label:
 
     mtt_store_operation_seconds{store, backend, operation}   histogram (bucket at the objective)

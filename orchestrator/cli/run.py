@@ -1,0 +1,381 @@
+"""`mtt run` and `mtt bench tournament`: argument parsing; the work is in the driver
+(`orchestrator.shell.driver`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import secrets
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from orchestrator.cli.args import port_number, positive_int, print_figures
+from orchestrator.core.config import load_config
+from orchestrator.errors import ConfigError, OrchestratorError
+
+if TYPE_CHECKING:
+    from orchestrator.shell.driver import UiOptions
+
+
+def register(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    bench: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    run = commands.add_parser(
+        "run",
+        help="run one whole tournament of bots on Ray",
+        description="Run one tournament with built-in bots to its winner: every table a Ray "
+        "actor, decks from the deck service, every decision in events.jsonl.",
+    )
+    run.add_argument("config", type=Path, help="the tournament's TOML file")
+    run.add_argument("--players", type=positive_int, help="entries (default: the config's)")
+    run.add_argument("--seed", type=int, help="RNG seed (default: random, printed)")
+    run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
+    run.add_argument(
+        "--store",
+        help="store URL for the event log and the used decks, redis://host:port/db or "
+        "sqlite:///path.db (default: sqlite store.db in the output folder)",
+    )
+    run.add_argument("--ray-address", help="an existing Ray cluster (default: local)")
+    run.add_argument(
+        "--nodes",
+        type=positive_int,
+        default=1,
+        help="simulate a cluster of K Ray nodes on this machine (chaos drills)",
+    )
+    run.add_argument(
+        "--kill-node-after",
+        type=float,
+        metavar="SECONDS",
+        help="with --nodes: kill a worker node hosting tables after this many seconds",
+    )
+    run.add_argument(
+        "--metrics-port",
+        type=port_number,
+        help="serve the tournament's Prometheus /metrics on this port (0 = any free port)",
+    )
+    run.add_argument(
+        "--metrics-host", default="127.0.0.1", help="address for /metrics (%(default)s)"
+    )
+    run.add_argument(
+        "--metrics-linger",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep serving /metrics this long after the tournament ends (a last scrape)",
+    )
+    run.add_argument(
+        "--deck-metrics-port",
+        type=port_number,
+        help="the deck service started for the run serves its /metrics on this port",
+    )
+    ui = run.add_argument_group(
+        "live view",
+        "A web clock (/) and lobby (/lobby) pushed live while the run lasts. Operator actions "
+        "(start, pause, resume, cancel) need the credential: --operator-token-file, else "
+        f"${TOKEN_ENV}, else a random one printed at the start.",
+    )
+    ui.add_argument("--ui-port", type=port_number, metavar="PORT", help="serve the live view here")
+    ui.add_argument("--ui-host", default="127.0.0.1", help="its address (127.0.0.1)")
+    ui.add_argument(
+        "--operator-token-file", type=Path, metavar="FILE", help="the operator credential"
+    )
+    ui.add_argument(
+        "--ui-linger",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="keep the view up this long after the end, for the winner on the wall (0)",
+    )
+    ui.add_argument(
+        "--wait-for-start",
+        action="store_true",
+        help="seat nobody until an operator presses Start in the lobby",
+    )
+    run.set_defaults(handler=_run)
+
+    replay = commands.add_parser(
+        "replay",
+        help="audit a finished run offline from its files",
+        description="Audit the files `mtt run --out DIR` wrote (side events too): event-log "
+        "invariants, chip conservation, places and prizes, every hand replayed in pokerkit, "
+        "deck commitments and dealing order. Exit 0 when clean, 1 on any violation, 2 when "
+        "a file is missing or unreadable.",
+    )
+    replay.add_argument("dir", type=Path, help="the run's output folder")
+    replay.set_defaults(handler=_replay)
+
+    cancel = commands.add_parser(
+        "cancel",
+        help="cancel a tournament whose orchestrator cannot run, and roll it forward (CRASH-2)",
+        description="CRASH-2 by hand, from the store the run used: rebuild the tournament from "
+        "its log, void the hands in progress, pay the prizes already won and roll everyone "
+        "still in forward through the ledger; the step is appended to the log (and to the run "
+        "folder's events.jsonl and results.json when it is on this machine). Refused while a "
+        "live orchestrator holds the tournament: cancel through it then (the front door or "
+        "the live view). Exit 0 cancelled, 1 refused, 2 not found or unreadable.",
+    )
+    cancel.add_argument("tournament", help="the tournament's id, or id/run when it has several")
+    cancel.add_argument("--reason", required=True, help="why, for the log and the players")
+    cancel.add_argument("--store", required=True, help="the store URL the run used")
+    cancel.set_defaults(handler=_cancel)
+
+    tournament = bench.add_parser(
+        "tournament",
+        help="a whole tournament's wall time, hands/s and report handling time",
+        description="Run a tournament of bots end to end and measure it.",
+    )
+    tournament.add_argument(
+        "--config", type=Path, default=Path("examples/freezeout-1000.toml"), help="TOML file"
+    )
+    tournament.add_argument("--players", type=positive_int, default=1000, help="entries (1000)")
+    tournament.add_argument("--seed", type=int, default=1, help="RNG seed (1)")
+    tournament.add_argument("--out", type=Path, default=Path("out/bench-tournament"))
+    tournament.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    tournament.set_defaults(handler=_bench)
+
+    metrics = bench.add_parser(
+        "metrics",
+        help="how fast the metrics exporter follows an event log, and the scrape it serves",
+        description="Feed a run's events.jsonl to the tournament metrics exporter in polls of "
+        "1,000 events (as `mtt run --metrics-port` does) and time it; render one scrape.",
+    )
+    metrics.add_argument("events", type=Path, help="a run's events.jsonl")
+    metrics.add_argument("--repeat", type=positive_int, default=5, help="passes over the log (5)")
+    metrics.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    metrics.set_defaults(handler=_bench_metrics)
+
+    failover = bench.add_parser(
+        "failover",
+        help="the node-loss chaos drill, many seeded runs, with its figures",
+        description="Run tournaments on a 3-node cluster simulated on this machine, kill a "
+        "node hosting tables in each, audit every run; print successes, hands voided per node "
+        "loss and the time until the lost tables deal again.",
+    )
+    failover.add_argument("--runs", type=positive_int, default=20, help="seeded runs (20)")
+    failover.add_argument("--players", type=positive_int, default=80, help="entries (80)")
+    failover.add_argument("--kill-after", type=float, default=4.0, help="seconds (4)")
+    failover.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    failover.set_defaults(handler=_bench_failover)
+
+
+TOKEN_ENV = "MTT_OPERATOR_TOKEN"
+
+
+def _ui_options(args: argparse.Namespace) -> UiOptions | None:
+    from orchestrator.shell.driver import UiOptions
+
+    if args.ui_port is None:
+        if args.wait_for_start:
+            raise ConfigError("--wait-for-start needs --ui-port (the Start button is there)")
+        return None
+    if args.operator_token_file is not None:
+        try:
+            token = args.operator_token_file.read_text().strip()
+        except OSError as exc:
+            raise ConfigError(f"cannot read {args.operator_token_file}: {exc}") from exc
+        if not token:
+            raise ConfigError(f"{args.operator_token_file} holds no credential")
+    else:
+        token = os.environ.get(TOKEN_ENV, "").strip()
+        if not token:
+            token = secrets.token_urlsafe(16)
+            print(f"operator credential for this run: {token}")
+    return UiOptions(
+        port=args.ui_port,
+        host=args.ui_host,
+        operator_token=token,
+        wait_for_start=args.wait_for_start,
+        linger=args.ui_linger,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    from orchestrator.shell.driver import MetricsEndpoint, ProgressLine, RunOptions, run_tournament
+
+    try:
+        config = load_config(args.config)
+        if args.players is not None:
+            config = config.with_players(args.players)
+        ui = _ui_options(args)
+    except ConfigError as exc:
+        print(f"mtt run: {exc}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    print(f"{config.name}: {config.players} players, seed {seed}, writing to {args.out}/")
+    if args.kill_node_after is not None and args.nodes < 2:
+        print("mtt run: --kill-node-after needs --nodes 2 or more", file=sys.stderr)
+        return 2
+    metrics = (
+        MetricsEndpoint(port=args.metrics_port, host=args.metrics_host, linger=args.metrics_linger)
+        if args.metrics_port is not None
+        else None
+    )
+    options = RunOptions(
+        out=args.out,
+        seed=seed,
+        store=args.store,
+        ray_address=args.ray_address,
+        nodes=args.nodes,
+        kill_node_after=args.kill_node_after,
+        ui=ui,
+        metrics=metrics,
+        deck_metrics_port=args.deck_metrics_port,
+    )
+    try:
+        summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
+    except OrchestratorError as exc:
+        print(f"mtt run: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\nstopped; the event log so far is in {args.out}/events.jsonl", file=sys.stderr)
+        return 130
+    results = summary.results
+    if "cancelled" in results:
+        print(
+            f"\n{config.name} was cancelled ({results['cancelled']}) after {summary.hands} hands; "
+            f"refunds and roll-forward in {args.out}/events.jsonl, results in "
+            f"{args.out}/results.json"
+        )
+        return 3
+    winner = results["places"][0]
+    print(
+        f"\n{winner['player']} wins {config.name} after {summary.hands} hands in "
+        f"{summary.seconds:.1f}s; prize pool {results['prize_pool']}; results in "
+        f"{args.out}/results.json"
+    )
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from orchestrator.views.audit import UnreadableRun, audit_run
+
+    try:
+        report = audit_run(args.dir)
+    except UnreadableRun as exc:
+        print(f"mtt replay: {exc}", file=sys.stderr)
+        return 2
+    for violation in report.violations:
+        print(violation)
+    print(report.verdict())
+    return 1 if report.violations else 0
+
+
+def _cancel(args: argparse.Namespace) -> int:
+    import time
+
+    from orchestrator.errors import RecoveryError, StoreError, TournamentStateError
+    from orchestrator.shell.cancellation import cancel_in_store, find_stream
+    from orchestrator.shell.store import open_store
+
+    try:
+        store = open_store(args.store)
+    except StoreError as exc:
+        print(f"mtt cancel: {exc}", file=sys.stderr)
+        return 2
+    try:
+        stream = find_stream(store, args.tournament)
+        done = cancel_in_store(store, stream, args.reason, now=time.time())
+    except TournamentStateError as exc:
+        print(f"mtt cancel: refused: {exc}", file=sys.stderr)
+        return 1
+    except (StoreError, RecoveryError) as exc:
+        print(f"mtt cancel: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    rolled = [e for e in done.events if e["type"] == "roll_forward_paid"]
+    paid = sum(e["equal_share"] + e["chip_share"] for e in rolled)
+    print(
+        f"{stream} cancelled ({args.reason}): {len(rolled)} players rolled forward with "
+        f"{paid} cents of the prize pool; events {done.events[0]['seq']}.."
+        f"{done.events[-1]['seq']} appended to the store's log"
+        + (f" and to {done.folder}/events.jsonl" if done.folder else "")
+    )
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from orchestrator.shell.driver import RunOptions, run_tournament
+
+    config = load_config(args.config).with_players(args.players)
+    options = RunOptions(out=args.out, seed=args.seed, ray_logs=not args.json)
+    summary = run_tournament(config, options)
+    wall = sorted(w for w, _ in summary.report_seconds)
+    cpu = sorted(c for _, c in summary.report_seconds)
+
+    def ms(values: list[float], p: float) -> float:
+        return (
+            round(1000 * values[min(len(values) - 1, int(p * len(values)))], 3) if values else 0.0
+        )
+
+    report = {
+        "players": args.players,
+        "seconds": round(summary.seconds, 2),
+        "hands": summary.hands,
+        "hands_per_s": round(summary.hands / summary.seconds, 1),
+        "report_p50_ms": ms(wall, 0.50),
+        "report_p99_ms": ms(wall, 0.99),
+        "report_cpu_p50_ms": ms(cpu, 0.50),
+        "report_cpu_p99_ms": ms(cpu, 0.99),
+        "peak_rss_mb": round(summary.peak_memory_mb, 1),
+        "driver_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    print_figures(report, as_json=args.json)
+    return 0
+
+
+def _bench_metrics(args: argparse.Namespace) -> int:
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from orchestrator.views.metrics import TournamentMetrics
+
+    try:
+        lines = args.events.read_text().splitlines()
+        events = [json.loads(line) for line in lines if line]
+    except (OSError, ValueError) as exc:
+        print(f"mtt bench metrics: cannot read {args.events}: {exc}", file=sys.stderr)
+        return 2
+    best = float("inf")
+    for _ in range(args.repeat):
+        registry = CollectorRegistry()
+        exporter = TournamentMetrics(registry)
+        started = time.perf_counter()
+        for start in range(0, len(events), 1000):
+            exporter.follow("bench", events[start : start + 1000])
+        best = min(best, time.perf_counter() - started)
+    started = time.perf_counter()
+    scrape = generate_latest(registry)
+    report = {
+        "events": len(events),
+        "events_per_s": round(len(events) / best),
+        "scrape_bytes": len(scrape),
+        "scrape_ms": round(1000 * (time.perf_counter() - started), 2),
+    }
+    print_figures(report, as_json=args.json)
+    return 0
+
+
+def _bench_failover(args: argparse.Namespace) -> int:
+    from orchestrator.core.config import parse_config
+    from orchestrator.shell.drill import drill, summary
+
+    config = parse_config(
+        {
+            "tournament": {
+                "name": "drill",
+                "players": args.players,
+                "max_per_table": 8,
+                "starting_stack": 2000,
+                "buy_in": 100,
+            },
+            "levels": {"unit": "hands", "length": 6, "blinds": [[10, 20], [25, 50], [50, 100]]},
+        }
+    )
+    figures = summary(drill(config, seeds=range(1, args.runs + 1), kill_after=args.kill_after))
+    print_figures(figures, as_json=args.json, hide=("runs_detail",))
+    return 0 if figures["succeeded"] == figures["runs"] or args.json else 1

@@ -1,0 +1,447 @@
+"""The tournament's events (DESIGN.md "Files written by mtt run": events.jsonl).
+
+Each is a frozen record with the contract's field names; `EVENT_TYPE` is its `type`. The log
+adds the envelope: `seq`, `ts`, and `cause` (the seq of the hand_finished that led to it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
+
+from table_worker.protocol import HandPlayer, HandTiming
+
+__all__ = [
+    "Addon",
+    "BreakStarted",
+    "ButtonAssigned",
+    "ChipsRemoved",
+    "Event",
+    "FinalTable",
+    "HandFinished",
+    "HandForHand",
+    "HandTiming",
+    "HandVoided",
+    "LedgerPosted",
+    "LevelStarted",
+    "NodeLost",
+    "PenaltyGiven",
+    "PhaseStarted",
+    "PlayerDisqualified",
+    "PlayerEliminated",
+    "PlayerMoved",
+    "PlayerQualified",
+    "PlayerReentered",
+    "PlayerRegistered",
+    "PlayerSeated",
+    "PlayerUnregistered",
+    "PrizeAwarded",
+    "RankingUpdated",
+    "Rebuy",
+    "Refund",
+    "RegistrationClosed",
+    "RegistrationOpened",
+    "RollForwardPaid",
+    "SanctionRescinded",
+    "SideEventStarted",
+    "TableClosed",
+    "TableOpened",
+    "TablePolled",
+    "TableRestarted",
+    "TournamentCancelled",
+    "TournamentFinished",
+    "TournamentPaused",
+    "TournamentResumed",
+    "TournamentStarted",
+    "WarningIssued",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    EVENT_TYPE: ClassVar[str] = ""
+
+    def fields(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentStarted(Event):
+    EVENT_TYPE: ClassVar[str] = "tournament_started"
+    tournament: str
+    players: int
+    tables: int
+    max_per_table: int
+    structure: str
+    policy: str
+    starting_stack: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableOpened(Event):
+    EVENT_TYPE: ClassVar[str] = "table_opened"
+    table: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerSeated(Event):
+    EVENT_TYPE: ClassVar[str] = "player_seated"
+    player: str
+    table: int
+    seat: int
+    stack: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ButtonAssigned(Event):
+    EVENT_TYPE: ClassVar[str] = "button_assigned"
+    table: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LevelStarted(Event):
+    EVENT_TYPE: ClassVar[str] = "level_started"
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BreakStarted(Event):
+    EVENT_TYPE: ClassVar[str] = "break_started"
+    minutes: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandFinished(Event):
+    EVENT_TYPE: ClassVar[str] = "hand_finished"
+    table: int
+    hand: int
+    button: int
+    players: tuple[HandPlayer, ...]
+    # Added for metrics (DESIGN.md allows new fields): the table's HandTiming.
+    seconds: float = 0.0
+    deck_wait_seconds: float = 0.0
+    fouled_decks: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerEliminated(Event):
+    EVENT_TYPE: ClassVar[str] = "player_eliminated"
+    player: str
+    place: int
+    table: int
+    hand: int
+    start: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerMoved(Event):
+    EVENT_TYPE: ClassVar[str] = "player_moved"
+    player: str
+    from_table: int
+    from_seat: int
+    to_table: int
+    to_seat: int
+    stack: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableClosed(Event):
+    EVENT_TYPE: ClassVar[str] = "table_closed"
+    table: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeLost(Event):
+    """A node died; the tables it hosted are restarted elsewhere (CRASH decision)."""
+
+    EVENT_TYPE: ClassVar[str] = "node_lost"
+    node: str
+    tables: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandVoided(Event):
+    """The hand in progress on a lost table never happened: stacks stay at the last reported
+    boundary (TDA: an interrupted hand returns all bets)."""
+
+    EVENT_TYPE: ClassVar[str] = "hand_voided"
+    table: int
+    hand: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableRestarted(Event):
+    EVENT_TYPE: ClassVar[str] = "table_restarted"
+    table: int
+    node: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TablePolled(Event):
+    """A waiting table asked again and the answer changed the tournament (a hand dealt, the
+    floor's decision taken at its idle boundary). Logged so a restarted orchestrator replays
+    exactly the polls that mattered; the others change nothing."""
+
+    EVENT_TYPE: ClassVar[str] = "table_polled"
+    table: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FinalTable(Event):
+    EVENT_TYPE: ClassVar[str] = "final_table"
+    table: int
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrizeAwarded(Event):
+    EVENT_TYPE: ClassVar[str] = "prize_awarded"
+    player: str
+    place: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentPaused(Event):
+    """The operator stopped the clock: tables finish the hand in progress, then wait."""
+
+    EVENT_TYPE: ClassVar[str] = "tournament_paused"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentResumed(Event):
+    """The clock runs again; the level in play ends `paused_seconds` later than it would have."""
+
+    EVENT_TYPE: ClassVar[str] = "tournament_resumed"
+    paused_seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentFinished(Event):
+    EVENT_TYPE: ClassVar[str] = "tournament_finished"
+    winner: str
+    hands: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rebuy(Event):
+    """RB-3: chips bought back (pre-paid with the entry, RB-2)."""
+
+    EVENT_TYPE: ClassVar[str] = "rebuy"
+    player: str
+    chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Addon(Event):
+    """RB-4: unused rebuys converted to chips at the end of the rebuy period."""
+
+    EVENT_TYPE: ClassVar[str] = "addon"
+    player: str
+    chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PhaseStarted(Event):
+    """SO-1: a shoot-out phase begins with the players still in, reseated at random."""
+
+    EVENT_TYPE: ClassVar[str] = "phase_started"
+    phase: int
+    tables: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerQualified(Event):
+    """SO-2: one of the last players at a table goes through to the next phase."""
+
+    EVENT_TYPE: ClassVar[str] = "player_qualified"
+    player: str
+    phase: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerReentered(Event):
+    """A busted player enters again during late registration: a new entry, a full stack and a
+    seat drawn at random (never between the small blind and the button)."""
+
+    EVENT_TYPE: ClassVar[str] = "player_reentered"
+    player: str
+    table: int
+    seat: int
+    stack: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideEventStarted(Event):
+    """RB-6: eliminated players fill a side event, which runs beside the main event with its
+    own registration, log and tables (`side-events/<event>/` in the run's folder)."""
+
+    EVENT_TYPE: ClassVar[str] = "side_event_started"
+    event: int
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChipsRemoved(Event):
+    """A disqualified player's chips leave play (SAN-1; the rule is in `core.sanctions`)."""
+
+    EVENT_TYPE: ClassVar[str] = "chips_removed"
+    player: str
+    chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandForHand(Event):
+    """Hand-for-hand play near the money starts (`active` true) or ends (ELIM-1 decision)."""
+
+    EVENT_TYPE: ClassVar[str] = "hand_for_hand"
+    active: bool
+    players: int
+
+
+# --- registration and money (REG-*, CRASH-*, SKILL-*) -------------------------------------
+# Every money movement is also logged as a `ledger_posted` event, right after the event that
+# caused it, so the ledger is a fold over the log like the rest of the state
+# (`Ledger.replay`), and an auditor can add up the postings without trusting any summary.
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RegistrationOpened(Event):
+    EVENT_TYPE: ClassVar[str] = "registration_opened"
+    tournament: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RegistrationClosed(Event):
+    """No more entries: at the start, or when the late registration level has passed."""
+
+    EVENT_TYPE: ClassVar[str] = "registration_closed"
+    entries: int
+    prize_pool: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerRegistered(Event):
+    """REG-1: `entry` is 1 for the first entry, 2.. for re-entries; `buy_in` went to the prize
+    pool, `fee` to the operator."""
+
+    EVENT_TYPE: ClassVar[str] = "player_registered"
+    player: str
+    entry: int
+    buy_in: int
+    fee: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerUnregistered(Event):
+    """REG-2: `refund` = the entry less `charge`, the cancellation charge kept by the operator."""
+
+    EVENT_TYPE: ClassVar[str] = "player_unregistered"
+    player: str
+    refund: int
+    charge: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refund(Event):
+    EVENT_TYPE: ClassVar[str] = "refund"
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentCancelled(Event):
+    EVENT_TYPE: ClassVar[str] = "tournament_cancelled"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RollForwardPaid(Event):
+    """CRASH-2: a player still in at the cancellation gets `equal_share` + `chip_share` of the
+    prize pool not yet awarded (the commission comes back as a separate `refund`)."""
+
+    EVENT_TYPE: ClassVar[str] = "roll_forward_paid"
+    player: str
+    chips: int
+    equal_share: int
+    chip_share: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LedgerPosted(Event):
+    """One money movement in cents from account `source` to account `target` (`pool`,
+    `operator` or `player:<name>`); `posting` numbers them from 1 in the ledger."""
+
+    EVENT_TYPE: ClassVar[str] = "ledger_posted"
+    posting: int
+    source: str
+    target: str
+    amount: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RankingUpdated(Event):
+    """SKILL-3: a player's ranking after a tournament's results."""
+
+    EVENT_TYPE: ClassVar[str] = "ranking_updated"
+    player: str
+    before: int
+    after: int
+    level: str
+
+
+# --- judges and sanctions (SAN-*) ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WarningIssued(Event):
+    """SAN-2; `warnings` counts this player's standing warnings, this one included."""
+
+    EVENT_TYPE: ClassVar[str] = "warning_issued"
+    sanction: int
+    player: str
+    judge: str
+    reason: str
+    warnings: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PenaltyGiven(Event):
+    """SAN-2: the player sits out `hands` hands (dealt in and folded, forced bets still paid)."""
+
+    EVENT_TYPE: ClassVar[str] = "penalty"
+    sanction: int
+    player: str
+    judge: str
+    reason: str
+    hands: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerDisqualified(Event):
+    """SAN-1 (third warning) or a judge's direct disqualification; the chips leave play by the
+    rule in `orchestrator.core.sanctions`."""
+
+    EVENT_TYPE: ClassVar[str] = "player_disqualified"
+    sanction: int
+    player: str
+    judge: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SanctionRescinded(Event):
+    """SAN-2: the head judge has the last word and withdrew sanction number `sanction`."""
+
+    EVENT_TYPE: ClassVar[str] = "sanction_rescinded"
+    sanction: int
+    player: str
+    judge: str
+    reason: str

@@ -1,0 +1,509 @@
+"""The money ledger: every movement of money in a tournament, double entry, integer cents.
+
+Accounts: one per player (what the player's wallet set aside for this tournament, opened with
+`open_account`), the prize pool (`POOL`) and the operator's commission (`OPERATOR`). Every
+posting moves a positive amount from one account to another, so the total of all accounts is
+always the total opened: `check()` verifies it, and no account is ever below zero (a player
+cannot pay with money they do not have, the pool cannot pay more than it holds, the operator
+cannot give back commission it never took). Every posting is kept: who, from which account to
+which, how much, why (with the rule ID), when.
+
+The movements and their rules:
+
+- REG-1 `entry`: the player pays the entry, the buy-in to the pool and the fee (commission) to
+  the operator. A re-entry is another `entry`. RB-2: the three pre-paid rebuys of a rebuy
+  tournament are included in the entry and add nothing to the pool, so a rebuy moves no money
+  and is not a ledger operation at all.
+- REG-2 `refund_entry`: the pool gives the buy-in back and the operator the fee; then the
+  player pays the cancellation charge, `floor(entry * basis_points / 10_000)` (the rounding
+  cent stays with the player), to the **operator**: it is an administrative charge for the
+  cancellation, and the prize pool must only ever hold the buy-ins of entries still in play.
+- CRASH-1 `refund_all`: a tournament cancelled in registration gives every paid entry back in
+  full, buy-in and fee.
+- `award_prize`: the pool pays a prize.
+- CRASH-2 `roll_forward`: a running tournament cancelled. Each player still in gets the fee of
+  their live (latest) entry back from the operator; the pool not yet awarded, P, is split in
+  two halves, the chip half `P // 2` and the equal half `P - P // 2`. The equal half gives each
+  of the n players `equal_half // n`; the chip half gives each `chip_half * chips // total`.
+  **Remainder rule:** the cents left over in each half (fewer than n) go one each to the
+  players in order of chips, most first, ties by player name; so the pool ends at exactly
+  zero. Players already eliminated are not in the split and get nothing more; prizes already
+  paid stay paid. If every player still in has zero chips, the chip half is split like the
+  equal half.
+
+Every operation checks everything, then builds all its postings, then applies them at once: a
+refused operation raises a `LedgerError` and changes nothing.
+
+>>> ledger = Ledger()
+>>> ledger.open_account("ann", 11_000, now=0.0)
+>>> [p.amount for p in ledger.entry("ann", buy_in=10_000, fee=1_000, now=1.0)]
+[10000, 1000]
+>>> ledger.pool, ledger.operator, ledger.balance_of("ann")
+(10000, 1000, 0)
+>>> ledger.check()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from orchestrator.core.events import LedgerPosted
+from orchestrator.errors import (
+    AccountExistsError,
+    InsufficientFundsError,
+    InvalidAmountError,
+    LedgerInvariantError,
+    NoEntryError,
+    UnknownAccountError,
+)
+
+__all__ = [
+    "BASIS_POINTS",
+    "OPERATOR",
+    "POOL",
+    "Account",
+    "EntryPaid",
+    "EntryRefund",
+    "EntryStatus",
+    "Ledger",
+    "LedgerSnapshot",
+    "Opening",
+    "Posting",
+    "Reason",
+    "RollForward",
+    "RollForwardShare",
+    "cancellation_charge",
+    "player_account",
+    "posting_event",
+]
+
+BASIS_POINTS = 10_000  # 100% (percentages are whole basis points, as in payouts.py)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Account:
+    kind: Literal["player", "pool", "operator"]
+    player: str = ""
+
+    def __str__(self) -> str:
+        return f"player:{self.player}" if self.kind == "player" else self.kind
+
+
+POOL = Account("pool")
+OPERATOR = Account("operator")
+
+
+def player_account(player: str) -> Account:
+    return Account("player", player)
+
+
+class Reason(StrEnum):
+    """Why money moved; `RULES[reason]` is the rule it implements."""
+
+    BUY_IN = "buy_in"
+    FEE = "fee"
+    REFUND_BUY_IN = "refund_buy_in"
+    REFUND_FEE = "refund_fee"
+    CANCELLATION_CHARGE = "cancellation_charge"
+    CANCEL_BUY_IN = "cancel_buy_in"
+    CANCEL_FEE = "cancel_fee"
+    PRIZE = "prize"
+    ROLL_FORWARD_FEE = "roll_forward_fee"
+    ROLL_FORWARD_EQUAL = "roll_forward_equal"
+    ROLL_FORWARD_CHIPS = "roll_forward_chips"
+
+    @property
+    def rule(self) -> str:
+        return _RULES[self]
+
+
+_RULES = {
+    Reason.BUY_IN: "REG-1",
+    Reason.FEE: "REG-1",
+    Reason.REFUND_BUY_IN: "REG-2",
+    Reason.REFUND_FEE: "REG-2",
+    Reason.CANCELLATION_CHARGE: "REG-2",
+    Reason.CANCEL_BUY_IN: "CRASH-1",
+    Reason.CANCEL_FEE: "CRASH-1",
+    Reason.PRIZE: "PRIZE",
+    Reason.ROLL_FORWARD_FEE: "CRASH-2",
+    Reason.ROLL_FORWARD_EQUAL: "CRASH-2",
+    Reason.ROLL_FORWARD_CHIPS: "CRASH-2",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Posting:
+    """One movement: `amount` cents (> 0) from `source` to `target`, concerning `player`."""
+
+    number: int
+    player: str
+    source: Account
+    target: Account
+    amount: int
+    reason: Reason
+    at: float
+
+    @property
+    def rule(self) -> str:
+        return self.reason.rule
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """Money brought under the ledger: a player's account opened with `balance` cents."""
+
+    player: str
+    balance: int
+    at: float
+
+
+class EntryStatus(StrEnum):
+    PAID = "paid"  # its buy-in is in the pool
+    REFUNDED = "refunded"  # REG-2 or CRASH-1
+    ROLLED_FORWARD = "rolled_forward"  # CRASH-2 settled it
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EntryPaid:
+    player: str
+    number: int  # 1 = first entry, 2.. = re-entries
+    buy_in: int
+    fee: int
+    status: EntryStatus = EntryStatus.PAID
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EntryRefund:
+    """REG-2: `refund` = buy-in + fee - `charge`, net to the player."""
+
+    player: str
+    refund: int
+    charge: int
+    postings: tuple[Posting, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RollForwardShare:
+    player: str
+    chips: int
+    fee: int
+    equal_share: int
+    chip_share: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RollForward:
+    """CRASH-2: what each player still in received, and the postings."""
+
+    shares: tuple[RollForwardShare, ...]
+    postings: tuple[Posting, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LedgerSnapshot:
+    """Everything the ledger holds, comparable with ==, e.g. before and after a refusal."""
+
+    balances: tuple[tuple[Account, int], ...]
+    openings: tuple[Opening, ...]
+    entries: tuple[EntryPaid, ...]
+    postings: tuple[Posting, ...]
+
+
+def cancellation_charge(entry: int, basis_points: int) -> int:
+    """REG-2: the charge for unregistering, rounded down (the cent goes to the player).
+
+    >>> cancellation_charge(11_000, 1_000), cancellation_charge(999, 250)
+    (1100, 24)
+    """
+    _cents(entry, "entry")
+    _basis_points(basis_points)
+    return entry * basis_points // BASIS_POINTS
+
+
+def posting_event(posting: Posting) -> LedgerPosted:
+    """The `ledger_posted` event that puts this posting in the tournament's log."""
+    return LedgerPosted(
+        posting=posting.number,
+        source=str(posting.source),
+        target=str(posting.target),
+        amount=posting.amount,
+        reason=posting.reason.value,
+    )
+
+
+def _cents(amount: object, what: str) -> int:
+    # bool is an int subclass; True cents is a bug, not money
+    if type(amount) is not int or amount < 0:
+        raise InvalidAmountError(f"{what} must be a whole number of cents >= 0, not {amount!r}")
+    return amount
+
+
+def _basis_points(value: object) -> int:
+    if type(value) is not int or not 0 <= value <= BASIS_POINTS:
+        raise InvalidAmountError(
+            f"a percentage must be whole basis points 0..{BASIS_POINTS}, not {value!r}"
+        )
+    return value
+
+
+# (player concerned, from, to, cents, why): one posting before it is numbered
+_Move = tuple[str, Account, Account, int, Reason]
+
+
+class Ledger:
+    """The books of one tournament. Mutable, but every operation is all or nothing."""
+
+    def __init__(self) -> None:
+        self._balances: dict[Account, int] = {POOL: 0, OPERATOR: 0}
+        self._openings: list[Opening] = []
+        self._entries: list[EntryPaid] = []
+        self._postings: list[Posting] = []
+
+    # --- reading -------------------------------------------------------------------------
+
+    @property
+    def pool(self) -> int:
+        return self._balances[POOL]
+
+    @property
+    def operator(self) -> int:
+        return self._balances[OPERATOR]
+
+    @property
+    def postings(self) -> tuple[Posting, ...]:
+        return tuple(self._postings)
+
+    @property
+    def entries(self) -> tuple[EntryPaid, ...]:
+        return tuple(self._entries)
+
+    def has_account(self, player: str) -> bool:
+        return player_account(player) in self._balances
+
+    def balance_of(self, player: str) -> int:
+        return self._balances[self._account(player)]
+
+    def balances(self) -> dict[Account, int]:
+        return dict(self._balances)
+
+    def total(self) -> int:
+        return sum(self._balances.values())
+
+    def live_entry(self, player: str) -> EntryPaid | None:
+        """The player's latest entry if it is paid and not settled."""
+        for entry in reversed(self._entries):
+            if entry.player == player:
+                return entry if entry.status is EntryStatus.PAID else None
+        return None
+
+    def snapshot(self) -> LedgerSnapshot:
+        return LedgerSnapshot(
+            balances=tuple(sorted(self._balances.items())),
+            openings=tuple(self._openings),
+            entries=tuple(self._entries),
+            postings=tuple(self._postings),
+        )
+
+    def check(self) -> None:
+        """The books balance: postings are numbered 1, 2, ... with positive amounts, replaying
+        the openings and every posting gives the balances, their total is the total opened, and
+        no account is below zero. Raises `LedgerInvariantError` otherwise."""
+        replay: dict[Account, int] = {POOL: 0, OPERATOR: 0}
+        for opening in self._openings:
+            replay[player_account(opening.player)] = opening.balance
+        for number, posting in enumerate(self._postings, start=1):
+            if posting.number != number or posting.amount <= 0:
+                raise LedgerInvariantError(f"posting {number} is malformed: {posting}")
+            replay[posting.source] -= posting.amount
+            replay[posting.target] += posting.amount
+        if replay != self._balances:
+            raise LedgerInvariantError("the balances differ from the replayed postings")
+        opened = sum(o.balance for o in self._openings)
+        if self.total() != opened:
+            raise LedgerInvariantError(f"the accounts hold {self.total()}, {opened} was opened")
+        negative = [str(a) for a, b in self._balances.items() if b < 0]
+        if negative:
+            raise LedgerInvariantError(f"accounts below zero: {', '.join(negative)}")
+
+    # --- operations ----------------------------------------------------------------------
+
+    def open_account(self, player: str, balance: int, *, now: float) -> None:
+        """Bring a player's money under the ledger (the wallet's funds for this tournament)."""
+        _cents(balance, "an opening balance")
+        if not player:
+            raise UnknownAccountError("a player account needs a name")
+        if self.has_account(player):
+            raise AccountExistsError(f"{player} already has an account in this ledger")
+        self._balances[player_account(player)] = balance
+        self._openings.append(Opening(player, balance, now))
+
+    def entry(self, player: str, *, buy_in: int, fee: int, now: float) -> tuple[Posting, ...]:
+        """REG-1: the player pays `buy_in` to the pool and `fee` to the operator (a re-entry is
+        one more entry; RB-2 rebuys are inside the entry and move no money)."""
+        account = self._account(player)
+        _cents(buy_in, "the buy-in")
+        _cents(fee, "the fee")
+        postings = self._commit(
+            [
+                (player, account, POOL, buy_in, Reason.BUY_IN),
+                (player, account, OPERATOR, fee, Reason.FEE),
+            ],
+            now,
+        )
+        number = 1 + sum(1 for e in self._entries if e.player == player)
+        self._entries.append(EntryPaid(player=player, number=number, buy_in=buy_in, fee=fee))
+        return postings
+
+    def refund_entry(self, player: str, *, charge_bp: int = 0, now: float) -> EntryRefund:
+        """REG-2: the live entry back, less the cancellation charge (to the operator)."""
+        account = self._account(player)
+        _basis_points(charge_bp)
+        index, entry = self._live(player)
+        charge = cancellation_charge(entry.buy_in + entry.fee, charge_bp)
+        postings = self._commit(
+            [
+                (player, POOL, account, entry.buy_in, Reason.REFUND_BUY_IN),
+                (player, OPERATOR, account, entry.fee, Reason.REFUND_FEE),
+                (player, account, OPERATOR, charge, Reason.CANCELLATION_CHARGE),
+            ],
+            now,
+        )
+        self._settle({index: EntryStatus.REFUNDED})
+        return EntryRefund(
+            player=player,
+            refund=entry.buy_in + entry.fee - charge,
+            charge=charge,
+            postings=postings,
+        )
+
+    def refund_all(self, *, now: float) -> tuple[Posting, ...]:
+        """CRASH-1: every paid entry back in full, buy-in and fee, in the order paid."""
+        moves: list[_Move] = []
+        settled: dict[int, EntryStatus] = {}
+        for index, entry in enumerate(self._entries):
+            if entry.status is EntryStatus.PAID:
+                account = player_account(entry.player)
+                moves.append((entry.player, POOL, account, entry.buy_in, Reason.CANCEL_BUY_IN))
+                moves.append((entry.player, OPERATOR, account, entry.fee, Reason.CANCEL_FEE))
+                settled[index] = EntryStatus.REFUNDED
+        postings = self._commit(moves, now)
+        self._settle(settled)
+        return postings
+
+    def award_prize(self, player: str, amount: int, *, now: float) -> Posting | None:
+        """The pool pays `amount` to the player (None for a prize of 0: nothing moves)."""
+        account = self._account(player)
+        _cents(amount, "a prize")
+        postings = self._commit([(player, POOL, account, amount, Reason.PRIZE)], now)
+        return postings[0] if postings else None
+
+    def roll_forward(self, chips: Mapping[str, int], *, now: float) -> RollForward:
+        """CRASH-2 for the players still in, `chips` = each one's stack at the cancellation.
+        The split and the remainder rule are in the module docstring."""
+        if not chips:
+            raise NoEntryError("CRASH-2: a roll-forward needs the players still in")
+        lives: dict[int, EntryPaid] = {}
+        for player, stack in chips.items():
+            self._account(player)
+            _cents(stack, f"{player}'s chips")
+            index, entry = self._live(player)
+            lives[index] = entry
+        order = sorted(chips, key=lambda p: (-chips[p], p))
+        chip_half = self.pool // 2
+        equal_half = self.pool - chip_half
+        equal = _split(equal_half, {p: 1 for p in order}, order)
+        # all stacks at zero (possible with pre-paid rebuys left): the chip half goes equally
+        weights = dict(chips) if sum(chips.values()) else {p: 1 for p in order}
+        by_chips = _split(chip_half, weights, order)
+        fee = {entry.player: entry.fee for entry in lives.values()}
+        moves: list[_Move] = []
+        for player in order:
+            account = player_account(player)
+            moves.append((player, OPERATOR, account, fee[player], Reason.ROLL_FORWARD_FEE))
+            moves.append((player, POOL, account, equal[player], Reason.ROLL_FORWARD_EQUAL))
+            moves.append((player, POOL, account, by_chips[player], Reason.ROLL_FORWARD_CHIPS))
+        postings = self._commit(moves, now)
+        self._settle({index: EntryStatus.ROLLED_FORWARD for index in lives})
+        shares = tuple(
+            RollForwardShare(
+                player=p,
+                chips=chips[p],
+                fee=fee[p],
+                equal_share=equal[p],
+                chip_share=by_chips[p],
+            )
+            for p in order
+        )
+        return RollForward(shares=shares, postings=postings)
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _account(self, player: str) -> Account:
+        account = player_account(player)
+        if account not in self._balances:
+            raise UnknownAccountError(f"{player!r} has no account in this ledger")
+        return account
+
+    def _live(self, player: str) -> tuple[int, EntryPaid]:
+        for index in range(len(self._entries) - 1, -1, -1):
+            entry = self._entries[index]
+            if entry.player == player:
+                if entry.status is EntryStatus.PAID:
+                    return index, entry
+                break
+        raise NoEntryError(f"{player} holds no paid entry that is not yet settled")
+
+    def _settle(self, statuses: Mapping[int, EntryStatus]) -> None:
+        for index, status in statuses.items():
+            entry = self._entries[index]
+            self._entries[index] = EntryPaid(
+                player=entry.player,
+                number=entry.number,
+                buy_in=entry.buy_in,
+                fee=entry.fee,
+                status=status,
+            )
+
+    def _commit(self, moves: Iterable[_Move], now: float) -> tuple[Posting, ...]:
+        """Apply every move or none: zero moves are skipped (nothing moved), and an account
+        that would end below zero refuses the whole operation."""
+        balances = dict(self._balances)
+        postings: list[Posting] = []
+        for player, source, target, amount, reason in moves:
+            if amount == 0:
+                continue
+            balances[source] -= amount
+            balances[target] += amount
+            postings.append(
+                Posting(
+                    number=len(self._postings) + len(postings) + 1,
+                    player=player,
+                    source=source,
+                    target=target,
+                    amount=amount,
+                    reason=reason,
+                    at=now,
+                )
+            )
+        short = [f"{a} ({b})" for a, b in balances.items() if b < 0]
+        if short:
+            raise InsufficientFundsError(
+                f"{postings[0].rule}: not enough money in {', '.join(sorted(short))}"
+            )
+        self._balances = balances
+        self._postings.extend(postings)
+        return tuple(postings)
+
+
+def _split(amount: int, weights: Mapping[str, int], order: Sequence[str]) -> dict[str, int]:
+    """`amount` in proportion to `weights`, rounded down; the leftover cents (fewer than the
+    number of players) one each in `order` (CRASH-2 remainder rule)."""
+    total = sum(weights.values())
+    shares = {p: amount * weights[p] // total for p in order}
+    for player in order[: amount - sum(shares.values())]:
+        shares[player] += 1
+    return shares

@@ -1,0 +1,624 @@
+"""The orchestrator actor: the tournament core behind Ray, with the event log in front.
+
+Every call runs to completion before the next (no awaits inside a step), so the core sees
+reports one at a time in the order recorded; each step's events are appended to the store and
+to events.jsonl before the directive goes back to the table (write-ahead), and each step draws
+from its own RNG (`recovery.step_rng`), so the log replays to the same decisions.
+
+The actor is named and detached, and Ray restarts it when it dies: the constructor then finds
+the tournament's log in the store, rebuilds the core from it (snapshot + tail), and the first
+call re-attaches to the live table actors (named `{tournament}-table-{table}-{generation}`,
+detached too) or restarts the tables it cannot find. Tables' calls that failed with the old
+actor are retried by Ray against the new one (`max_task_retries`), and a repeated report is
+answered from the core (idempotent per table and hand). It holds the tournament's ownership
+lease while it runs. It creates a table actor for every table the core opens and closes none
+by force: a table ends its own loop when its directive says close.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from orchestrator.core.config import TournamentConfig
+from orchestrator.core.events import Event, NodeLost, SideEventStarted
+from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng, tables_opened
+from orchestrator.core.tournament import Step, Tournament
+from orchestrator.errors import (
+    LeaseLost,
+    RecoveryError,
+    ReportError,
+    StoreUnavailable,
+    TournamentExists,
+    TournamentStateError,
+)
+from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.store import Store, open_store
+from orchestrator.views.metrics import OrchestratorTimings
+from table_worker.protocol import HandReport, TableDirective
+
+if TYPE_CHECKING:
+    from table_worker.remote import GatewaySettings
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableSettings:
+    """What every table actor of this run is created with."""
+
+    deck_target: str
+    hands_dir: str
+    policies: tuple[str, ...]
+    seed: int
+    gateway: GatewaySettings | None = None  # remote players' seats (the front door)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoreSettings:
+    """Where the run's log lives: the store's URL and this run's id (a rerun of the same
+    tournament and seed starts a log of its own)."""
+
+    url: str
+    run_id: str
+    snapshot_every: int = 2000  # events between snapshots of the core
+
+
+class Orchestrator:
+    def __init__(
+        self,
+        config: TournamentConfig,
+        players: list[str],
+        *,
+        tournament_id: str,
+        seed: int,
+        out_dir: str,
+        tables: TableSettings,
+        store: StoreSettings,
+    ) -> None:
+        self._tournament_id = tournament_id
+        self._settings = tables
+        self._store_settings = store
+        self._config = config
+        self._seed = seed
+        self._out = Path(out_dir)
+        self._side_events: list[Any] = []  # ObjectRefs of side events' completion (RB-6)
+        self._changed = asyncio.Event()  # a table's loop ended
+        self._watchers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak refs
+        self._nodes: dict[int, str] = {}  # table -> node of its current actor
+        self._lost: dict[str, set[int]] = {}  # node -> tables restarted because it died
+        self._generation: dict[int, int] = {}  # restarts give each actor a new name
+        self._node_checks: dict[str, asyncio.Task[None]] = {}
+        self._runs: dict[int, Any] = {}  # table -> ObjectRef of its run loop (or its actor)
+        self._attached = False
+        self._results: dict[str, Any] | None = None
+        # Wall and CPU time per report, bounded so nothing grows per hand.
+        self._report_seconds: deque[tuple[float, float]] = deque(maxlen=100_000)
+        # (report, decision) wall seconds since the metrics exporter last asked; bounded too.
+        self._timings: deque[tuple[float, float]] = deque(maxlen=100_000)
+        self._stream = f"{tournament_id}/{store.run_id}"
+        self._owner = f"{tournament_id}-orchestrator"  # the actor's name: a restart is the owner
+        self._store: Store = open_store(store.url)
+        _patiently(self._take_lease)
+        self._log = EventLog(self._out / "events.jsonl", store=self._store, stream=self._stream)
+        self._since_snapshot = 0
+        found = _patiently(lambda: self._store.load_snapshot(self._stream))
+        after = found[0] if found is not None else 0
+        tail = _patiently(lambda: self._store.read(self._stream, after=after))
+        self._recovered = found is not None or bool(tail)
+        if self._recovered:  # Ray restarted us: the log has the truth
+            self._tournament = rebuild(
+                config,
+                players,
+                tournament_id=tournament_id,
+                seed=seed,
+                records=tail,
+                base=None if found is None else (found[0], load_snapshot(found[1])),
+            )
+            self._log.resume(tail)
+            self._opening: list[TableDirective] = []
+        else:
+            with contextlib.suppress(TournamentExists):  # by our incarnation that just died
+                _patiently(
+                    lambda: self._store.register(
+                        self._stream,
+                        {
+                            "tournament": tournament_id,
+                            "run": store.run_id,
+                            "out": str(self._out),
+                            "seed": seed,
+                        },
+                    )
+                )
+            now = event_time(time.time())
+            self._tournament, step = Tournament.start(
+                config, players, tournament_id=tournament_id, now=now, rng=step_rng(seed, 0)
+            )
+            self._log.append(step.events, ts=now)
+            self._opening = self._tournament.first_hands()
+            self._save_snapshot()  # it holds the config: `mtt cancel --store` rebuilds from it
+
+    def _take_lease(self) -> None:
+        if not self._store.acquire(self._stream, self._owner, LEASE_SECONDS):
+            raise LeaseLost(
+                f"tournament {self._stream!r} is run by {self._store.owner(self._stream)!r}"
+            )
+
+    async def _ready(self) -> None:
+        """Once per incarnation, at the first call: open the first tables, or after a restart
+        find the live table actors (restarting the tables that have none), and keep the
+        lease."""
+        if self._attached:
+            return
+        self._attached = True
+        self._self = ray.get_runtime_context().current_actor
+        self._spawn(self._keep_lease())
+        if not self._recovered:
+            for directive in self._opening:
+                self._open_table(directive)
+            return
+        live = self._live_table_actors()
+        for table in sorted(t for t in self._tournament.tables if self._in_play(t)):
+            generation = live.get(table, 0)
+            actor = _actor_named(self._table_name(table, generation)) if generation else None
+            if actor is None:
+                self._runs[table] = None
+                self._spawn(self._restart(table))
+                continue
+            self._generation[table] = generation
+            self._runs[table] = actor
+            self._spawn(self._follow(table, actor))
+        self._reattach_side_events()
+
+    def _spawn(self, work: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work)
+        self._watchers.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        """A background task (a table followed, restarted, a node checked) that failed would
+        leave its table unwatched and the tournament waiting for it forever, maybe with the
+        core half-way through a step: crash, and Ray rebuilds this actor from the log."""
+        self._watchers.discard(task)
+        if not task.cancelled() and (failure := task.exception()) is not None:
+            _crash(f"the background task {task.get_coro()!r} failed", failure)
+
+    def _live_table_actors(self) -> dict[int, int]:
+        """Table -> the generation of its newest live actor, by name (one call to Ray)."""
+        prefix = f"{self._tournament_id}-table-"
+        live: dict[int, int] = {}
+        for name in ray.util.list_named_actors():
+            table, _, generation = name.removeprefix(prefix).partition("-")
+            if name.startswith(prefix) and table.isdigit() and generation.isdigit():
+                live[int(table)] = max(live.get(int(table), 0), int(generation))
+        return live
+
+    def _table_name(self, table: int, generation: int) -> str:
+        return f"{self._tournament_id}-table-{table}-{generation}"
+
+    async def _keep_lease(self) -> None:
+        """Renew the ownership lease; if someone else holds it, take no further decision."""
+        while self._results is None:
+            await asyncio.sleep(LEASE_SECONDS / 3)
+            try:
+                if not self._store.acquire(self._stream, self._owner, LEASE_SECONDS):
+                    self._lease_lost = True
+                    return
+            except StoreUnavailable:
+                continue  # the store is away: decisions wait for it anyway (write-ahead)
+
+    _lease_lost = False
+
+    async def start(self) -> int:
+        """Create the opening tables' actors and set them playing; returns how many."""
+        await self._ready()
+        return len(self._runs)
+
+    def _new_table_actor(self, table: int, *, avoid: str = "") -> Any:
+        """A new actor for `table`, spread over the nodes, or for a restart on the live node
+        hosting the fewest tables, never `avoid` (the node just lost: until Ray declares it
+        dead it still takes actors, which then wait there for its death to fail)."""
+        from table_worker.actor import TableActor  # the table module loads in table processes
+
+        settings = self._settings
+        self._generation[table] = self._generation.get(table, 0) + 1
+        name = self._table_name(table, self._generation[table])
+        strategy: Any = "SPREAD"
+        target = self._emptiest_live_node(avoid) if avoid else None
+        if target is not None:  # soft: if it dies too, Ray places the actor elsewhere
+            strategy = NodeAffinitySchedulingStrategy(node_id=target, soft=True)
+        # Detached: it outlives an orchestrator that dies, to be found again by name. Two
+        # threads: `run` holds one for the table's life, so `node` still answers.
+        return TableActor.options(
+            name=name, lifetime="detached", max_concurrency=2, scheduling_strategy=strategy
+        ).remote(
+            tournament_id=self._tournament_id,
+            table=table,
+            orchestrator=self._self,
+            deck_target=settings.deck_target,
+            hands_dir=settings.hands_dir,
+            policies=settings.policies,
+            seed=settings.seed,
+            gateway=settings.gateway,
+        )
+
+    def _emptiest_live_node(self, avoid: str) -> str | None:
+        nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
+        live = [n["NodeID"] for n in nodes if n["Alive"] and n["NodeID"] != avoid]
+        hosted = list(self._nodes.values())
+        return min(live, key=lambda node: (hosted.count(node), node), default=None)
+
+    def _open_table(self, directive: TableDirective, actor: Any = None) -> None:
+        actor = actor if actor is not None else self._new_table_actor(directive.table)
+        node = actor.node.remote()
+        run = actor.run.remote(directive)
+        self._runs[directive.table] = run
+        self._spawn(self._watch(directive.table, actor, node, run))
+
+    async def _watch(self, table: int, actor: Any, node: Any, run: Any) -> None:
+        """Follow one table actor's loop; when the actor or its node dies, or its loop fails
+        (the deck service away too long), the table restarts on a live node with its hand in
+        progress voided (the CRASH decision)."""
+        try:
+            self._nodes[table] = await node
+            await run
+        except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError):
+            ray.kill(actor)  # if it lives on
+            if self._runs.get(table) is run and self._in_play(table):
+                await self._restart(table)
+                return
+        if self._runs.get(table) is run:
+            del self._runs[table]
+            self._nodes.pop(table, None)
+        ray.kill(actor)  # detached: it would outlive the run
+        self._changed.set()
+
+    async def _follow(self, table: int, actor: Any) -> None:
+        """Follow a table actor found after a restart (its run loop's result belonged to the
+        old orchestrator): alive while it answers and plays, done once its table is closed.
+        One that is not playing (its loop failed, or the old orchestrator died before the
+        loop's call reached it) is replaced like a dead one."""
+        try:
+            self._nodes[table] = await actor.node.remote()
+            while self._in_play(table):
+                if not await actor.running.remote():
+                    raise _NotPlaying
+                await asyncio.sleep(FOLLOW_SECONDS)
+        except (ray.exceptions.RayActorError, _NotPlaying):
+            ray.kill(actor)  # if it lives on
+            if self._runs.get(table) is actor and self._in_play(table):
+                await self._restart(table)
+                return
+        await asyncio.sleep(FOLLOW_SECONDS)  # let it take its close directive and finish
+        if self._runs.get(table) is actor:
+            del self._runs[table]
+            self._nodes.pop(table, None)
+        ray.kill(actor)
+        self._changed.set()
+
+    def _in_play(self, table: int) -> bool:
+        """Open and still to play: the final table stays open once the tournament is won."""
+        return table in self._tournament.tables and not self._tournament.finished
+
+    async def _restart(self, table: int) -> None:
+        started = time.perf_counter()
+        lost_node = self._nodes.pop(table, "")
+        if lost_node:
+            self._lost.setdefault(lost_node, set()).add(table)
+            if lost_node not in self._node_checks:  # one check per node, aside
+                self._node_checks[lost_node] = self._spawn(self._log_node_loss(lost_node))
+        if self._in_play(table):
+            self._record(self._tournament.table_lost(table), time.time())  # the hand is void
+        voided, attempts = time.perf_counter(), 0
+        while True:  # a new actor may land on a node that is dying too: then try again
+            attempts += 1
+            actor = self._new_table_actor(table, avoid=lost_node)
+            try:
+                node = await actor.node.remote()
+                break
+            except ray.exceptions.RayActorError:
+                await asyncio.sleep(RESTART_BACKOFF)
+        placed = time.perf_counter()
+        if not self._in_play(table):  # closed meanwhile (or the tournament ended)
+            self._runs.pop(table, None)
+            ray.kill(actor)
+            self._changed.set()
+            return
+        self._nodes[table] = node
+        step = self._tournament.table_restarted(table, node=node)
+        self._record(step.events, time.time())  # logged before the new actor deals
+        assert step.directive is not None
+        self._open_table(step.directive, actor)
+        logging.getLogger(__name__).info(
+            "table %d restarted in %.2fs: void logged %.2fs, new actor ready %.2fs "
+            "(%d attempts), restart logged %.2fs",
+            table,
+            time.perf_counter() - started,
+            voided - started,
+            placed - voided,
+            attempts,
+            time.perf_counter() - placed,
+        )
+
+    async def _log_node_loss(self, node: str) -> None:
+        """`node_lost` once Ray reports the node dead (a lone actor's death is not one),
+        naming the tables whose actors died with it: those restarted because of it so far,
+        and those still mapped to it (their deaths are on the way)."""
+        if await _node_died(node):
+            still = {t for t, n in self._nodes.items() if n == node and t in self._runs}
+            tables = tuple(sorted(self._lost.get(node, set()) | still))
+            self._log.append([NodeLost(node=node, tables=tables)], ts=time.time())
+
+    async def table_nodes(self) -> dict[int, str]:
+        """Which node hosts each open table (for chaos drills and operators)."""
+        await self._ready()
+        return {t: n for t, n in self._nodes.items() if t in self._runs}
+
+    def _record(self, events: list[Event], now: float) -> None:
+        """Log a step's events (write-ahead: before anything is carried out), then carry out
+        what the shell does for them: tables to open, side events to start."""
+        if self._lease_lost:
+            raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
+        try:
+            self._log.append(events, ts=now)
+        except RecoveryError as exc:
+            # The core is ahead of a log that cannot take the step.
+            _crash("the event log refused a step", exc)
+        for directive in tables_opened(self._tournament, events):
+            if directive.table not in self._runs:
+                self._open_table(directive)
+        for event in events:
+            if isinstance(event, SideEventStarted):
+                self._start_side_event(event)
+        self._since_snapshot += len(events)
+        if self._since_snapshot >= self._store_settings.snapshot_every:
+            self._save_snapshot()
+
+    def _save_snapshot(self) -> None:
+        try:
+            self._store.save_snapshot(self._stream, self._log.seq, snapshot(self._tournament))
+            self._since_snapshot = 0
+        except StoreUnavailable:
+            pass  # the next step tries again; the log alone is enough to rebuild
+
+    def _side_event_name(self, event: int) -> str:
+        return f"{self._tournament_id}-side{event}"
+
+    def _start_side_event(self, event: SideEventStarted) -> None:
+        """RB-6: a side event is a tournament of its own (registration, ledger, log, tables)
+        run by its own orchestrator beside this one."""
+        out = self._out / "side-events" / str(event.event)
+        out.mkdir(parents=True, exist_ok=True)
+        settings = TableSettings(
+            deck_target=self._settings.deck_target,
+            hands_dir=str(out / "hands"),
+            policies=self._settings.policies,
+            seed=self._seed + event.event,
+        )
+        side_id = self._side_event_name(event.event)
+        side = OrchestratorActor.options(name=f"{side_id}-orchestrator", **RESTARTABLE).remote(
+            self._config.side_event_config(event.event),
+            list(event.players),
+            tournament_id=side_id,
+            seed=self._seed + event.event,
+            out_dir=str(out),
+            tables=settings,
+            store=self._store_settings,
+        )
+        side.start.remote()
+        self._side_events.append(side.complete.remote())
+
+    def _reattach_side_events(self) -> None:
+        """After a restart: wait again for the side events started before it (detached,
+        they live on; one not found is started now, from its own log if it has one)."""
+        for event in range(1, self._tournament.side_events + 1):
+            side = _actor_named(f"{self._side_event_name(event)}-orchestrator")
+            if side is None:
+                continue  # finished and gone: its files are written
+            self._side_events.append(side.complete.remote())
+
+    async def hands_played(self) -> int:
+        """Wait for every table's loop to end (tables opened meanwhile included); the hands
+        the tournament played (reports applied)."""
+        await self._ready()
+        while self._runs:
+            await self._changed.wait()
+            self._changed.clear()
+        return self._tournament.hands
+
+    async def complete(self) -> dict[str, Any]:
+        """Wait for the tournament and its side events to end; write results.json; return the
+        results with the hands played (side events' included). Asked again (after a
+        restart), it answers the same."""
+        hands = await self.hands_played()
+        if self._results is not None:
+            return self._results
+        sides: list[dict[str, Any]] = []
+        while len(sides) < len(self._side_events):
+            sides = list(await asyncio.gather(*self._side_events))
+        seconds = time.time() - self._tournament.started_at
+        results = self._tournament.results(seconds=seconds)
+        (self._out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+        self._log.close()
+        self._results = {
+            "results": results,
+            "hands": hands,
+            "side_event_hands": sum(side["hands"] for side in sides),
+            "side_events": len(sides),
+        }
+        with contextlib.suppress(StoreUnavailable):  # then the lease expires by itself
+            self._store.release(self._stream, self._owner)
+        return self._results
+
+    async def hand_finished(self, report: HandReport) -> TableDirective:
+        await self._ready()
+        started, cpu_started = time.perf_counter(), time.thread_time()
+        now = event_time(time.time())
+        rng = step_rng(self._seed, self._log.seq)
+        step = _decide(lambda: self._tournament.hand_finished(report, now=now, rng=rng))
+        decided = time.perf_counter()
+        self._record(step.events, now)
+        handled = time.perf_counter()
+        self._report_seconds.append((handled - started, time.thread_time() - cpu_started))
+        self._timings.append((handled - started, decided - started))
+        assert step.directive is not None
+        return step.directive
+
+    async def poll(self, table: int) -> TableDirective:
+        await self._ready()
+        rng = step_rng(self._seed, self._log.seq)
+        step = _decide(lambda: self._tournament.poll(table, rng=rng))
+        self._record(step.events, time.time())
+        assert step.directive is not None
+        return step.directive
+
+    async def pause(self) -> None:
+        """Stop the clock: tables finish their hand in progress, then wait."""
+        await self._ready()
+        self._command(self._tournament.pause)
+
+    async def resume(self) -> None:
+        await self._ready()
+        self._command(self._tournament.resume)
+
+    async def cancel(self, reason: str) -> None:
+        """CRASH-2 by the operator: hands in progress voided, everyone still in rolled forward
+        through the ledger, every table closed at its next boundary; `complete()` returns."""
+        await self._ready()
+        self._command(lambda *, now: self._tournament.cancel(reason, now=now))
+
+    def _command(self, command: Callable[..., Step]) -> None:
+        now = event_time(time.time())
+        self._record(_decide(lambda: command(now=now)).events, now)
+
+    async def events_since(self, seq: int) -> list[dict[str, Any]]:
+        return self._log.since(seq)
+
+    async def status(self) -> dict[str, Any]:
+        t = self._tournament
+        stacks = t.stacks.values()
+        level = t.level
+        return {
+            "players_left": t.active_players,
+            "entries": t.entries,
+            "tables": len(t.tables),
+            "level": t.clock.level,
+            "blinds": (level.small_blind, level.big_blind, level.ante),
+            "hands": t.hands,
+            "average_stack": sum(stacks) // max(1, len(stacks)),
+            "largest_stack": max(stacks, default=0),
+            "finished": t.finished,
+            "paused": t.paused_at is not None,
+            "cancelled": t.cancelled,
+        }
+
+    async def standings(self) -> list[dict[str, Any]]:
+        """Every player: stack (0 once out), place (0 while playing), prize in cents."""
+        t = self._tournament
+        prizes = t.prizes()
+        playing = [
+            {"player": p, "stack": stack, "place": 0, "prize": 0}
+            for p, stack in t.stacks.items()
+            if p not in t.places
+        ]
+        placed = [
+            {"player": p, "stack": 0, "place": place, "prize": prizes[place - 1]}
+            if place <= len(prizes)
+            else {"player": p, "stack": 0, "place": place, "prize": 0}
+            for p, place in t.places.items()
+        ]
+        return playing + placed
+
+    async def timings_since_last_call(self) -> OrchestratorTimings:
+        """Report handling and decision seconds of the reports since the previous call
+        (the metrics exporter's; `orchestrator.views.metrics`)."""
+        timings, self._timings = self._timings, deque(maxlen=self._timings.maxlen)
+        return OrchestratorTimings(
+            report_seconds=tuple(r for r, _ in timings),
+            decision_seconds=tuple(d for _, d in timings),
+        )
+
+    async def report_seconds(self) -> list[tuple[float, float]]:
+        """(wall, CPU) seconds the core and the log took per hand report (`mtt bench`)."""
+        return list(self._report_seconds)
+
+
+# Typed as Any: Ray's decorator hides the class behind its own proxy type.
+OrchestratorActor: Any = ray.remote(num_cpus=0)(Orchestrator)
+
+# How an orchestrator is created: named by its caller, detached (it outlives whoever created
+# it), restarted by Ray when it dies, and every call to it retried against the new one.
+RESTARTABLE: dict[str, Any] = {"lifetime": "detached", "max_restarts": 10, "max_task_retries": -1}
+
+LEASE_SECONDS = 30.0  # the ownership lease's TTL; renewed every third of it
+FOLLOW_SECONDS = 0.5  # a found table actor is asked this often whether it lives
+RESTART_BACKOFF = 0.2  # seconds between attempts to start a table's new actor
+STORE_PATIENCE = 60.0  # seconds a restarting orchestrator waits for its store
+NODE_DEATH_WAIT = 10.0  # Ray notices a dead node within seconds, later on a loaded machine
+
+
+async def _node_died(node: str) -> bool:
+    """Whether the node is (or within a few seconds is reported) dead, not just one actor."""
+    deadline = time.monotonic() + NODE_DEATH_WAIT
+    while time.monotonic() < deadline:
+        nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
+        if not any(n["NodeID"] == node and n["Alive"] for n in nodes):
+            return True
+        await asyncio.sleep(0.2)
+    return False
+
+
+def _decide(step: Callable[[], Step]) -> Step:
+    """Take one step of the core. Its refusals (a report that does not match the hand dealt,
+    a command the state refuses) are raised before it changes anything and go back to the
+    caller; any other failure may leave it half-way through a step that no log holds."""
+    try:
+        return step()
+    except (ReportError, TournamentStateError):
+        raise
+    except Exception as exc:  # the top of the step: the core's state is unknown now
+        _crash("the tournament core failed in a step", exc)
+
+
+def _crash(reason: str, failure: BaseException) -> NoReturn:
+    """Die with the reason logged: Ray restarts this actor (a crash, not an exit), and the
+    new one rebuilds the core from the log, which holds every step that was taken whole."""
+    logging.getLogger(__name__).error("%s; restarting from the log", reason, exc_info=failure)
+    logging.shutdown()
+    os._exit(1)
+
+
+class _NotPlaying(Exception):
+    """A table actor found alive whose run loop is not running."""
+
+
+def _actor_named(name: str) -> Any:
+    try:
+        return ray.get_actor(name)
+    except ValueError:
+        return None
+
+
+def _patiently(call: Callable[[], _T]) -> _T:
+    """A store call made while (re)starting: the store may be coming back too."""
+    deadline = time.monotonic() + STORE_PATIENCE
+    while True:
+        try:
+            return call()
+        except StoreUnavailable:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)

@@ -1,0 +1,400 @@
+"""`mtt run`: one whole tournament of bots on Ray, from config to results.
+
+The driver starts what the run needs (the deck service as a child process, local Ray on
+127.0.0.1), creates the orchestrator and one actor per table, shows progress, and writes
+results.json. All Ray calls on tables are made here and in `table_worker.actor`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import psutil
+from prometheus_client import CollectorRegistry, start_http_server
+
+from orchestrator.core.config import TournamentConfig
+from orchestrator.core.tournament import Tournament
+from orchestrator.views.metrics import TournamentMetrics
+
+__all__ = [
+    "MetricsEndpoint",
+    "RunOptions",
+    "RunSummary",
+    "UiOptions",
+    "deck_service",
+    "live_view",
+    "local_ray",
+    "run_tournament",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UiOptions:
+    """The live view (`mtt run --ui-port`): where it listens, the operator credential its
+    actions need (None: read-only), and whether the run waits for the operator's start."""
+
+    port: int
+    host: str = "127.0.0.1"
+    operator_token: str | None = None
+    wait_for_start: bool = False
+    linger: float = 0.0  # seconds the view stays up after the tournament ends
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOptions:
+    out: Path
+    seed: int
+    store: str | None = None  # the event log's and the used decks' store; default: SQLite
+    # in the run's folder
+    ray_address: str | None = None
+    policies: tuple[str, ...] = ("strength", "random", "station")
+    ray_logs: bool = True  # forward Ray's worker logs to this terminal
+    nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
+    kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
+    deck: str | None = None  # a running deck service's address; default: start one
+    metrics: MetricsEndpoint | None = None  # tournament metrics on HTTP /metrics
+    deck_metrics_port: int | None = None  # the deck service's own /metrics
+    ui: UiOptions | None = None  # serve the live clock and lobby while the run lasts
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetricsEndpoint:
+    """Where `mtt run` serves the tournament's Prometheus metrics; `linger` keeps serving
+    that many seconds after the tournament ends, so a scrape sees its last values."""
+
+    port: int
+    host: str = "127.0.0.1"
+    linger: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    results: dict[str, Any]
+    seconds: float
+    hands: int
+    report_seconds: list[tuple[float, float]]  # (wall, CPU) per hand report
+    peak_memory_mb: float  # the most memory the run's processes held at once (system-wide)
+
+
+@contextmanager
+def deck_service(store: str, *, port: int = 0, metrics_port: int | None = None) -> Iterator[str]:
+    """The deck service as a child process on 127.0.0.1 (`port` 0: a free one); yields its
+    address."""
+    command = [sys.executable, "-m", "rng_service", "rng", "serve", "--host", "127.0.0.1"]
+    command += ["--port", str(port), "--store", store]
+    if metrics_port is not None:
+        command += ["--metrics-port", str(metrics_port)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        if not line.startswith("deck service on "):
+            raise RuntimeError(f"the deck service did not start (it said {line!r})")
+        yield line.split()[3]
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def keep_ray_on_this_machine() -> None:
+    """Before Ray starts here: with RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 every Ray process
+    binds and connects on 127.0.0.1 only (DESIGN.md); otherwise Ray picks the machine's
+    address. Only a default: a pod that sets it (deploy/k8s) keeps its own value."""
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+
+HEAD = "mtt_head"  # a resource only the head node has: the orchestrator stays there
+
+
+@contextmanager
+def simulated_cluster(nodes: int) -> Iterator[Any]:
+    """A head node and `nodes - 1` worker nodes, all processes on 127.0.0.1 (DESIGN.md), with
+    Ray connected to it; yields the `ray.cluster_utils.Cluster` so a drill can kill nodes."""
+    keep_ray_on_this_machine()
+    import ray
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={
+            "num_cpus": 1,
+            "resources": {HEAD: 1},
+            # Notice a dead node in about a second (Ray's default takes ~15 s).
+            "_system_config": {"health_check_period_ms": 300, "health_check_failure_threshold": 3},
+        },
+    )
+    try:
+        for _ in range(nodes - 1):
+            cluster.add_node(num_cpus=1)
+        ray.init(address=cluster.address, logging_level=logging.WARNING, log_to_driver=False)
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()  # type: ignore[no-untyped-call]
+
+
+def kill_a_table_node(cluster: Any, table_nodes: dict[int, str]) -> str | None:
+    """Kill, without warning, the worker node hosting the most tables; its id, or None."""
+    counts: dict[str, int] = {}
+    for node in table_nodes.values():
+        counts[node] = counts.get(node, 0) + 1
+    workers = {n.node_id: n for n in cluster.list_all_nodes() if not n.head}
+    targets = sorted((c, node) for node, c in counts.items() if node in workers)
+    if not targets:
+        return None
+    node = targets[-1][1]
+    cluster.remove_node(workers[node], allow_graceful=False)
+    return node
+
+
+@contextmanager
+def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iterator[Any]:
+    """The live view over the run's events.jsonl while the block lasts; yields its
+    `RunControl` (None without `ui`)."""
+    if ui is None:
+        yield None
+        return
+    from orchestrator.views.live import EventFileSource, RunControl, create_app, serve_ui
+
+    control = RunControl(wait_for_start=ui.wait_for_start)
+    app = create_app(
+        EventFileSource(out / "events.jsonl"),
+        config,
+        control=control,
+        operator_token=ui.operator_token,
+    )
+    with serve_ui(app, host=ui.host, port=ui.port) as url:
+        print(f"live view: {url}/ (clock), {url}/lobby", flush=True)
+        yield control
+        if ui.linger > 0:
+            print(f"\nthe live view stays up for {ui.linger:.0f}s (Ctrl-C ends it)", flush=True)
+            with suppress(KeyboardInterrupt):
+                time.sleep(ui.linger)
+
+
+@contextmanager
+def local_ray(
+    address: str | None, *, logs: bool = True, namespace: str | None = None
+) -> Iterator[Any]:
+    """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address; a
+    `namespace` lets a later driver find this one's named (detached) actors."""
+    keep_ray_on_this_machine()
+    import ray
+
+    if ray.is_initialized():
+        yield
+        return
+    ray.init(
+        address=address or "local",
+        include_dashboard=False,
+        logging_level=logging.WARNING,
+        log_to_driver=logs,
+        configure_logging=True,
+        namespace=namespace,
+    )
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def run_tournament(
+    config: TournamentConfig,
+    options: RunOptions,
+    *,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> RunSummary:
+    import ray
+
+    from orchestrator.shell.actor import (
+        RESTARTABLE,
+        OrchestratorActor,
+        StoreSettings,
+        TableSettings,
+    )
+
+    out = options.out
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in ("events.jsonl", "results.json"):
+        (out / stale).unlink(missing_ok=True)
+    shutil.rmtree(out / "side-events", ignore_errors=True)
+    hands_dir = out / "hands"
+    if hands_dir.exists():
+        for old in hands_dir.glob("*.phhs"):
+            old.unlink()
+    store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
+    players = [f"p{k:05d}" for k in range(1, config.players + 1)]
+    tournament_id = f"{config.name}-{options.seed}"
+    # Registration problems (capacity, skill range) surface here as typed errors, before
+    # any process starts.
+    Tournament.start(
+        config, players, tournament_id=tournament_id, now=0.0, rng=random.Random(options.seed)
+    )
+    baseline = psutil.virtual_memory().used
+    peak = baseline
+    cluster_context = (
+        simulated_cluster(options.nodes)
+        if options.nodes > 1
+        else local_ray(options.ray_address, logs=options.ray_logs)
+    )
+    exporter = _MetricsExporter(tournament_id, options.metrics)
+    decks = (
+        nullcontext(options.deck)
+        if options.deck
+        else deck_service(store, metrics_port=options.deck_metrics_port)
+    )
+    with (
+        live_view(config, out, options.ui) as control,
+        decks as deck_target,
+        cluster_context as cluster,
+        exporter,
+    ):
+        if control is not None and not control.started.is_set():
+            print("waiting for the operator to start the tournament", flush=True)
+            while not control.started.wait(0.5):
+                pass
+        started = time.time()
+        settings = TableSettings(
+            deck_target=deck_target,
+            hands_dir=str(hands_dir),
+            policies=options.policies,
+            seed=options.seed,
+        )
+        placement = {"resources": {HEAD: 0.001}} if cluster is not None else {}
+        orchestrator = OrchestratorActor.options(
+            name=f"{tournament_id}-orchestrator", **RESTARTABLE, **placement
+        ).remote(
+            config,
+            players,
+            tournament_id=tournament_id,
+            seed=options.seed,
+            out_dir=str(out),
+            tables=settings,
+            store=StoreSettings(url=store, run_id=uuid.uuid4().hex[:12]),
+        )
+        ray.get(orchestrator.start.remote())
+        if control is not None:
+            control.orchestrator = orchestrator
+        done = orchestrator.complete.remote()
+        seen, killed = 0, False
+        while not ray.wait([done], timeout=0.5)[0]:
+            peak = max(peak, psutil.virtual_memory().used)
+            drill = options.kill_node_after
+            due = drill is not None and time.time() - started >= drill
+            if cluster is not None and due and not killed:
+                lost = kill_a_table_node(cluster, ray.get(orchestrator.table_nodes.remote()))
+                killed = lost is not None
+                if lost is not None and progress is not None:
+                    print(f"\nchaos drill: killed node {lost[:12]}", flush=True)
+            if progress is not None or exporter.enabled:
+                events = ray.get(orchestrator.events_since.remote(seen))
+                seen = events[-1]["seq"] if events else seen
+                exporter.update(orchestrator, events)
+            if progress is not None:
+                status = ray.get(orchestrator.status.remote())
+                progress(status | {"seconds": time.time() - started, "events": events})
+        outcome = ray.get(done)
+        seconds = time.time() - started
+        while exporter.enabled and (events := ray.get(orchestrator.events_since.remote(seen))):
+            seen = events[-1]["seq"]
+            exporter.update(orchestrator, events)
+        exporter.update(orchestrator, [])
+        results, hands = outcome["results"], outcome["hands"]
+        report_seconds = ray.get(orchestrator.report_seconds.remote())
+        if control is not None:
+            control.orchestrator = None  # over: operator commands are refused from now on
+        ray.kill(orchestrator)  # detached: it would outlive this run on a shared cluster
+    return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
+
+
+class _MetricsExporter:
+    """`mtt run --metrics-port`: the tournament's metrics (`orchestrator.views.metrics`) on HTTP,
+    fed from the events and the orchestrator's timings the run loop polls anyway."""
+
+    def __init__(self, tournament_id: str, endpoint: MetricsEndpoint | None) -> None:
+        self._tournament = tournament_id
+        self._endpoint = endpoint
+        self._registry = CollectorRegistry()
+        self._metrics = TournamentMetrics(self._registry)
+        self._server: Any = None
+
+    @property
+    def enabled(self) -> bool:
+        return self._endpoint is not None
+
+    def __enter__(self) -> _MetricsExporter:
+        if self._endpoint is not None:
+            self._server, self._thread = start_http_server(
+                self._endpoint.port, addr=self._endpoint.host, registry=self._registry
+            )
+        return self
+
+    def update(self, orchestrator: Any, events: list[dict[str, Any]]) -> None:
+        import ray
+
+        if self._endpoint is None:
+            return
+        self._metrics.follow(self._tournament, events)
+        timings = ray.get(orchestrator.timings_since_last_call.remote())
+        self._metrics.observe_timings(self._tournament, timings)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._server is None or self._endpoint is None:
+            return
+        if exc_info[0] is None:
+            time.sleep(self._endpoint.linger)
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+
+class ProgressLine:
+    """Players left, tables, level and blinds, hands/s, average and largest stack."""
+
+    def __init__(self, stream: TextIO, *, every: float = 1.0) -> None:
+        self._stream = stream
+        self._every = every
+        self._last = 0.0
+        self._tty = stream.isatty()
+
+    def __call__(self, status: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if any(e["type"] == "final_table" for e in status.get("events", ())):
+            self._last = 0.0
+        if now - self._last < (self._every if self._tty else 5 * self._every):
+            return
+        self._last = now
+        small, big, ante = status["blinds"]
+        seconds = max(status["seconds"], 1e-9)
+        line = (
+            f"{status['players_left']:>6}/{status['entries']} players  {status['tables']:>4} tables"
+            f"  level {status['level']} ({small}/{big}{f' ante {ante}' if ante else ''})"
+            f"  {status['hands']:>7} hands {status['hands'] / seconds:>6.0f}/s"
+            f"  avg {status['average_stack']:,}  max {status['largest_stack']:,}"
+            f"  {seconds:>5.0f}s" + ("  PAUSED" if status.get("paused") else "")
+        )
+        for event in status.get("events", ()):
+            if event["type"] == "final_table":
+                self._stream.write(
+                    f"\nfinal table {event['table']}: {', '.join(event['players'])}\n"
+                )
+        self._stream.write(("\r" + line) if self._tty else line + "\n")
+        self._stream.flush()

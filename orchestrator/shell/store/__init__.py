@@ -1,0 +1,36 @@
+"""The tournament store (DESIGN.md "Stores"): one `Store` port, two backends, one contract.
+
+`open_store(url)` picks the backend: `redis://host:port/db` (cluster default) or
+`sqlite:///path/to/file.db` (single machine, embedded). Durability of each is documented in
+its module and in docs/OPERATIONS.md.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from orchestrator.errors import BadStoreUrl
+from orchestrator.shell.store.base import Store
+from orchestrator.shell.store.metered import MeteredStore
+from orchestrator.shell.store.redis_store import RedisDurability, RedisStore
+from orchestrator.shell.store.sqlite_store import SqliteStore
+
+__all__ = ["MeteredStore", "RedisDurability", "RedisStore", "SqliteStore", "Store", "open_store"]
+
+_SQLITE_PREFIX = "sqlite:///"
+
+
+def open_store(url: str) -> Store:
+    """Open the store named by `url`; `BadStoreUrl` for anything we do not know."""
+    scheme = urlsplit(url).scheme if isinstance(url, str) else ""
+    if scheme in ("redis", "rediss"):
+        return RedisStore(url)
+    if scheme == "sqlite":
+        if not url.startswith(_SQLITE_PREFIX) or len(url) == len(_SQLITE_PREFIX):
+            raise BadStoreUrl(f"expected sqlite:///path/to/file.db, got {url!r}")
+        # sqlite:///rel.db is relative, sqlite:////abs.db absolute (SQLAlchemy's convention),
+        # as for the deck service's store.
+        return SqliteStore(url[len(_SQLITE_PREFIX) :])
+    raise BadStoreUrl(
+        f"unknown store URL {url!r}: use redis://host:port/db or sqlite:///path/to/file.db"
+    )

@@ -1,0 +1,279 @@
+"""The tournament store in one embedded SQLite file (the single-machine default).
+
+Durability: WAL journal with `synchronous=FULL`. In WAL mode `NORMAL` fsyncs only at
+checkpoints, so a power loss can drop the last committed appends although the orchestrator
+already acted on them; `FULL` fsyncs the WAL on every commit, which is what write-ahead means
+(an event is on disk before the action it records is carried out). A crash of the process
+alone loses nothing in either mode. The used-deck store (`decks`) lives in the same file under
+its own connection and keeps its own `NORMAL` (a lost deck record only burns decks).
+
+The log's key is (tournament, seq), unique, so a duplicate append is refused by SQLite itself
+even if the check before it were wrong. Leases store an absolute expiry read from this
+process's wall clock (`clock`), so every process sharing the file must have its clock in sync
+(same machine: trivially).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from orchestrator.errors import (
+    LogConflict,
+    StoreCorrupted,
+    StoreError,
+    StoreUnavailable,
+    TournamentExists,
+    UnknownTournament,
+)
+from orchestrator.shell.store.base import (
+    check_batch,
+    check_limit,
+    check_tournament,
+    decode_meta,
+    decode_record,
+    encode_record,
+    ttl_millis,
+)
+from rng_service.store import DeckStore, SqliteDeckStore
+
+__all__ = ["SqliteStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    tournament TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    record TEXT NOT NULL,               -- the JSON record, seq included
+    UNIQUE (tournament, seq)            -- a duplicate is refused by SQLite itself
+);
+CREATE TABLE IF NOT EXISTS snapshots (
+    tournament TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    state BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournaments (
+    name TEXT PRIMARY KEY,
+    meta TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS leases (
+    tournament TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL         -- unix milliseconds, this machine's clock
+);
+"""
+
+
+def _translate(exc: sqlite3.Error, what: str) -> StoreError:
+    # OperationalError covers "database is locked" and "unable to open": transient/outside us.
+    kind = StoreUnavailable if isinstance(exc, sqlite3.OperationalError) else StoreError
+    return kind(f"sqlite store: {what}: {exc}")
+
+
+class SqliteStore:
+    def __init__(self, path: str, *, clock: Callable[[], float] = time.time) -> None:
+        self._path = path
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._decks: DeckStore | None = None
+        try:
+            # check_same_thread=False: a shell may call from a worker thread; _lock serialises.
+            self._db = sqlite3.connect(
+                path, timeout=5.0, isolation_level=None, check_same_thread=False
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise _translate(exc, f"cannot open {path!r}") from exc
+
+    @contextmanager
+    def _transaction(self, what: str) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE .. COMMIT under the lock: writers queue up instead of failing
+        mid-transaction; anything raised inside rolls back."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise _translate(exc, what) from exc
+
+    def _query(self, what: str, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise _translate(exc, what) from exc
+
+    def _now_ms(self) -> int:
+        return round(self._clock() * 1000)
+
+    # -- event log --------------------------------------------------------------------------
+
+    def append(self, tournament: str, records: Sequence[dict[str, Any]]) -> None:
+        check_tournament(tournament)
+        first = check_batch(records)
+        if not records:
+            return
+        rows = [(tournament, r["seq"], encode_record(r)) for r in records]
+        try:
+            with self._transaction(f"append to {tournament!r}") as db:
+                (last,) = db.execute(
+                    "SELECT coalesce(max(seq), 0) FROM events WHERE tournament = ?",
+                    (tournament,),
+                ).fetchone()
+                if first != last + 1:
+                    raise LogConflict(tournament, last_seq=last, first_seq=first)
+                db.executemany(
+                    "INSERT INTO events (tournament, seq, record) VALUES (?, ?, ?)", rows
+                )
+        except StoreError as exc:
+            if isinstance(exc.__cause__, sqlite3.IntegrityError):
+                # The UNIQUE key caught what the check above should have: still a conflict.
+                raise LogConflict(
+                    tournament, last_seq=self.last_seq(tournament), first_seq=first
+                ) from exc
+            raise
+
+    def read(
+        self, tournament: str, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        check_tournament(tournament)
+        check_limit(after, limit)
+        rows = self._query(
+            f"read {tournament!r}",
+            "SELECT seq, record FROM events WHERE tournament = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (tournament, after, -1 if limit is None else limit),
+        )
+        return [decode_record(tournament, seq, text) for seq, text in rows]
+
+    def last_seq(self, tournament: str) -> int:
+        check_tournament(tournament)
+        rows = self._query(
+            f"last seq of {tournament!r}",
+            "SELECT coalesce(max(seq), 0) FROM events WHERE tournament = ?",
+            (tournament,),
+        )
+        return int(rows[0][0])
+
+    # -- snapshots --------------------------------------------------------------------------
+
+    def save_snapshot(self, tournament: str, seq: int, state: bytes) -> None:
+        check_tournament(tournament)
+        with self._transaction(f"snapshot {tournament!r}") as db:
+            (last,) = db.execute(
+                "SELECT coalesce(max(seq), 0) FROM events WHERE tournament = ?", (tournament,)
+            ).fetchone()
+            if not 0 <= seq <= last:
+                raise LogConflict(tournament, last_seq=last, first_seq=seq)
+            db.execute(
+                "INSERT INTO snapshots (tournament, seq, state) VALUES (?, ?, ?) "
+                "ON CONFLICT (tournament) DO UPDATE SET seq = excluded.seq, state = excluded.state "
+                "WHERE excluded.seq >= snapshots.seq",
+                (tournament, seq, bytes(state)),
+            )
+
+    def load_snapshot(self, tournament: str) -> tuple[int, bytes] | None:
+        check_tournament(tournament)
+        rows = self._query(
+            f"load snapshot of {tournament!r}",
+            "SELECT seq, state FROM snapshots WHERE tournament = ?",
+            (tournament,),
+        )
+        if not rows:
+            return None
+        seq, state = rows[0]
+        if not isinstance(seq, int) or not isinstance(state, bytes):
+            raise StoreCorrupted(tournament, None, "snapshot row has the wrong types")
+        return seq, state
+
+    # -- registry ---------------------------------------------------------------------------
+
+    def register(self, tournament: str, meta: dict[str, Any]) -> None:
+        check_tournament(tournament)
+        text = json.dumps(meta, separators=(",", ":"), allow_nan=False)
+        with self._transaction(f"register {tournament!r}") as db:
+            cur = db.execute(
+                "INSERT OR IGNORE INTO tournaments (name, meta) VALUES (?, ?)", (tournament, text)
+            )
+            if cur.rowcount != 1:
+                raise TournamentExists(f"tournament {tournament!r} is already registered")
+
+    def tournaments(self) -> list[str]:
+        rows = self._query("list tournaments", "SELECT name FROM tournaments ORDER BY name")
+        return [name for (name,) in rows]
+
+    def meta(self, tournament: str) -> dict[str, Any]:
+        check_tournament(tournament)
+        rows = self._query(
+            f"meta of {tournament!r}", "SELECT meta FROM tournaments WHERE name = ?", (tournament,)
+        )
+        if not rows:
+            raise UnknownTournament(f"tournament {tournament!r} is not registered")
+        return decode_meta(tournament, rows[0][0])
+
+    # -- leases -----------------------------------------------------------------------------
+
+    def acquire(self, tournament: str, owner: str, ttl_seconds: float) -> bool:
+        check_tournament(tournament)
+        ttl = ttl_millis(ttl_seconds)
+        with self._transaction(f"acquire lease on {tournament!r}") as db:
+            now = self._now_ms()
+            cur = db.execute(
+                "INSERT INTO leases (tournament, owner, expires_ms) VALUES (?, ?, ?) "
+                "ON CONFLICT (tournament) DO UPDATE "
+                "SET owner = excluded.owner, expires_ms = excluded.expires_ms "
+                "WHERE leases.owner = excluded.owner OR leases.expires_ms <= ?",
+                (tournament, owner, now + ttl, now),
+            )
+            return cur.rowcount == 1
+
+    def renew(self, tournament: str, owner: str, ttl_seconds: float) -> bool:
+        check_tournament(tournament)
+        ttl = ttl_millis(ttl_seconds)
+        with self._transaction(f"renew lease on {tournament!r}") as db:
+            now = self._now_ms()
+            # An expired lease is lost even if nobody took it yet, as on Redis (the key is gone).
+            cur = db.execute(
+                "UPDATE leases SET expires_ms = ? "
+                "WHERE tournament = ? AND owner = ? AND expires_ms > ?",
+                (now + ttl, tournament, owner, now),
+            )
+            return cur.rowcount == 1
+
+    def release(self, tournament: str, owner: str) -> None:
+        check_tournament(tournament)
+        with self._transaction(f"release lease on {tournament!r}") as db:
+            db.execute("DELETE FROM leases WHERE tournament = ? AND owner = ?", (tournament, owner))
+
+    def owner(self, tournament: str) -> str | None:
+        check_tournament(tournament)
+        rows = self._query(
+            f"lease owner of {tournament!r}",
+            "SELECT owner FROM leases WHERE tournament = ? AND expires_ms > ?",
+            (tournament, self._now_ms()),
+        )
+        return str(rows[0][0]) if rows else None
+
+    # -- used decks, lifecycle --------------------------------------------------------------
+
+    @property
+    def decks(self) -> DeckStore:
+        if self._decks is None:
+            self._decks = SqliteDeckStore(self._path)
+        return self._decks
+
+    def close(self) -> None:
+        if self._decks is not None:
+            self._decks.close()
+        with self._lock:
+            self._db.close()
