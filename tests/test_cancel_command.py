@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import RedisServer
 from test_tournament_core import config, play
-from tournament_checks import check_log
+from tournament_checks import check_log, opened_tables
 
 from orchestrator.core.replay import snapshot, step_rng
 from orchestrator.core.tournament import Tournament
@@ -39,7 +39,7 @@ def orchestrator_dies_after(store: Store, folder: Path, hands: int) -> list[dict
         cfg, players, tournament_id="cup-5", now=now, rng=step_rng(seed, 0)
     )
     log.append(step.events, ts=now)
-    ready = {d.table: d for d in tournament.first_hands()}
+    ready = opened_tables(step)
     store.save_snapshot(STREAM, log.seq, snapshot(tournament))
     while tournament.hands < hands:
         table = rng.choice(sorted(ready))
@@ -51,9 +51,9 @@ def orchestrator_dies_after(store: Store, folder: Path, hands: int) -> list[dict
             report = play(directive.next_hand, rng)
             step = tournament.hand_finished(report, now=now, rng=step_rng(seed, log.seq))
         log.append(step.events, ts=now)
-        assert step.directive is not None
-        if not step.directive.close:
-            ready[table] = step.directive
+        assert step.reply is not None
+        if not step.reply.close:
+            ready[table] = step.reply
     log.close()
     store.acquire(STREAM, "cup-5-orchestrator", 0.2)  # the dead owner's lease runs out
     return store.read(STREAM)

@@ -18,6 +18,7 @@ from conftest import RedisServer
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 from test_tournament_core import config, play, run
+from tournament_checks import opened_tables
 
 from orchestrator.cli.main import main
 from orchestrator.core.tournament import Tournament
@@ -119,8 +120,8 @@ def test_table_timings_and_fouled_decks_travel_in_hand_finished() -> None:
     cfg = config(players=6, max_per_table=6, buy_in=100)
     rng = random.Random(1)
     players = [f"p{k}" for k in range(6)]
-    tournament, _ = Tournament.start(cfg, players, tournament_id="t", now=0.0, rng=rng)
-    directive = tournament.first_hands()[0]
+    tournament, start = Tournament.start(cfg, players, tournament_id="t", now=0.0, rng=rng)
+    directive = next(iter(opened_tables(start).values()))
     assert directive.next_hand is not None
     report = play(directive.next_hand, rng)
     timing = HandTiming(seconds=0.25, deck_wait_seconds=0.003, fouled_decks=2)

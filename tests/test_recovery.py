@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from conftest import RedisServer
 from test_tournament_core import config, play
-from tournament_checks import check_log
+from tournament_checks import check_log, opened_tables
 
-from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng, tables_opened
+from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import RecoveryError, ReportError
 from orchestrator.shell.eventlog import EventLog, event_time
@@ -51,13 +51,11 @@ def drive(
         cfg, names(players), tournament_id="t", now=event_time(now), rng=step_rng(seed, 0)
     )
     log.append(step.events, ts=now)
-    ready: dict[int, TableDirective] = {d.table: d for d in tournament.first_hands()}
+    ready: dict[int, TableDirective] = opened_tables(step)
     states = {log.seq: snapshot(tournament)}
 
     def record(events: list[Any], at: float) -> None:
         log.append(events, ts=at)
-        for directive in tables_opened(tournament, events):
-            ready[directive.table] = directive
         states[log.seq] = snapshot(tournament)
 
     restarting: dict[int, HandReport] = {}  # table -> its voided hand's late report
@@ -80,8 +78,8 @@ def drive(
             assert plain(tournament) == before, "a refused report changed the core"
             step = tournament.table_restarted(table, node=f"node-{order.randrange(3)}")
             record(step.events, now)
-            assert step.directive is not None
-            ready[table] = step.directive
+            assert step.reply is not None
+            ready[table] = step.reply
             continue
         table = order.choice(sorted(ready))
         directive = ready.pop(table)
@@ -103,8 +101,9 @@ def drive(
             at = event_time(now)
             step = tournament.hand_finished(report, now=at, rng=step_rng(seed, log.seq))
             record(step.events, at)
-        assert step.directive is not None
-        ready[table] = step.directive
+        assert step.reply is not None
+        ready[table] = step.reply
+        ready.update(opened_tables(step))
     log.close()
     records = store.read("t/run")
     store.close()

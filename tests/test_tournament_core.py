@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tournament_checks import check_log
+from tournament_checks import check_log, opened_tables
 
 from orchestrator.core.config import TournamentConfig, parse_config
 from orchestrator.core.events import Event
@@ -71,11 +71,9 @@ def run(
     seq = 0
 
     def record(events: list[Event]) -> None:
-        nonlocal seq, started
+        nonlocal seq
         cause = None
         for event in events:
-            if event.EVENT_TYPE == "table_opened" and started:  # a later phase's table
-                opened.append(event.fields()["table"])
             seq += 1
             entry = {"seq": seq, "type": event.EVENT_TYPE, **event.fields()}
             if event.EVENT_TYPE == "hand_finished":
@@ -84,11 +82,8 @@ def run(
                 entry["cause"] = cause
             log.append(entry)
 
-    opened: list[int] = []
-    started = False
     record(step.events)
-    started = True
-    ready: dict[int, TableDirective] = {d.table: d for d in tournament.first_hands()}
+    ready: dict[int, TableDirective] = opened_tables(step)
     now = 0.0
     while ready and not tournament.finished:
         if pause_rate and rng.random() < pause_rate:
@@ -97,10 +92,6 @@ def run(
                 record(toggle(now=now).events)
         if cancel_when is not None and tournament.cancelled is None and cancel_when(tournament):
             record(tournament.cancel("the room lost power", now=now).events)
-        while opened:
-            table = opened.pop()
-            if table in tournament.tables:  # it may have closed again in the same step
-                ready[table] = tournament.opening_directive(table)
         table = rng.choice(sorted(ready))
         directive = ready.pop(table)
         if directive.close:
@@ -108,21 +99,23 @@ def run(
         if directive.next_hand is None:
             step = tournament.poll(table, rng=rng)
             record(step.events)
-            assert step.directive is not None
-            ready[table] = step.directive
+            assert step.reply is not None
+            ready[table] = step.reply
+            ready.update(opened_tables(step))  # a later phase's tables
             continue
         now += 1.0
         if kill_rate and rng.random() < kill_rate:  # the actor dies mid-hand: hand voided
             record(tournament.table_lost(table))
             step = tournament.table_restarted(table, node="node-x")
             record(step.events)
-            assert step.directive is not None
-            ready[table] = step.directive
+            assert step.reply is not None
+            ready[table] = step.reply
             continue
         step = tournament.hand_finished(play(directive.next_hand, rng), now=now, rng=rng)
         record(step.events)
-        assert step.directive is not None
-        ready[table] = step.directive
+        assert step.reply is not None
+        ready[table] = step.reply
+        ready.update(opened_tables(step))  # a later phase's or a late entrant's tables
     return tournament, log
 
 
@@ -182,17 +175,17 @@ def test_random_tournaments_keep_the_invariants(
 def test_a_repeated_report_is_idempotent_and_a_false_one_refused() -> None:
     cfg = config(players=18, max_per_table=9)
     rng = random.Random(1)
-    tournament, _ = Tournament.start(
+    tournament, start = Tournament.start(
         cfg, [f"p{k}" for k in range(18)], tournament_id="t", now=0.0, rng=rng
     )
-    first = tournament.first_hands()[0]
+    first = next(iter(opened_tables(start).values()))
     assert first.next_hand is not None
     report = play(first.next_hand, rng)
     step = tournament.hand_finished(report, now=1.0, rng=rng)
     again = tournament.hand_finished(report, now=2.0, rng=rng)
-    assert again.events == [] and again.directive == step.directive
-    assert step.directive is not None and step.directive.next_hand is not None
-    honest = play(step.directive.next_hand, rng)
+    assert again.events == [] and again.reply == step.reply
+    assert step.reply is not None and step.reply.next_hand is not None
+    honest = play(step.reply.next_hand, rng)
     cheat = HandReport(
         honest.table,
         honest.hand,
@@ -427,10 +420,10 @@ def test_late_entrants_never_sit_between_the_button_and_the_small_blind() -> Non
 
     cfg = config(players=12, max_per_table=9, late_registration_levels=2, late_entries=1)
     rng = random.Random(3)
-    tournament, _ = Tournament.start(
+    tournament, start = Tournament.start(
         cfg, [f"p{k}" for k in range(12)], tournament_id="t", now=0.0, rng=rng
     )
-    for directive in tournament.first_hands():
+    for directive in opened_tables(start).values():
         assert directive.next_hand is not None
         tournament.tables[directive.table].blinds = Blinds(2, 5, 7)  # as if seats 3, 4 are empty
     gaps = tournament._blind_gaps()
@@ -453,10 +446,10 @@ def next_blinds_for(tournament: Tournament, table: int) -> tuple[int, int]:
 def test_san1_the_third_warning_disqualifies_at_the_next_boundary_and_the_chips_leave() -> None:
     cfg = config(players=12, max_per_table=6, buy_in=100)
     rng = random.Random(8)
-    tournament, _ = Tournament.start(
+    tournament, start = Tournament.start(
         cfg, [f"p{k}" for k in range(12)], tournament_id="t", now=0.0, rng=rng
     )
-    directive = tournament.first_hands()[0]
+    directive = next(iter(opened_tables(start).values()))
     assert directive.next_hand is not None
     cheat = directive.next_hand.seats[0][1]
     events = []
@@ -487,10 +480,10 @@ def test_san1_the_third_warning_disqualifies_at_the_next_boundary_and_the_chips_
 def test_san2_a_penalty_sits_the_player_out_check_or_fold() -> None:
     cfg = config(players=6, max_per_table=6)
     rng = random.Random(9)
-    tournament, _ = Tournament.start(
+    tournament, start = Tournament.start(
         cfg, [f"p{k}" for k in range(6)], tournament_id="t", now=0.0, rng=rng
     )
-    directive = tournament.first_hands()[0]
+    directive = next(iter(opened_tables(start).values()))
     assert directive.next_hand is not None
     player = directive.next_hand.seats[2][1]
     tournament.sanction("penalty", player, judge="floor", reason="slow roll", hands=2, now=1.0)
@@ -504,8 +497,8 @@ def test_san2_a_penalty_sits_the_player_out_check_or_fold() -> None:
             tuple(HandPlayer(p, s, c, c) for s, p, c in spec.seats),
         )
         step = tournament.hand_finished(quiet, now=now, rng=rng)
-        assert step.directive is not None and step.directive.next_hand is not None
-        spec = step.directive.next_hand
+        assert step.reply is not None and step.reply.next_hand is not None
+        spec = step.reply.next_hand
         sat_out.append(spec.sitting_out)
     assert sat_out == [(seat,), (seat,), ()]  # the next two hands, then back in
 
@@ -558,22 +551,22 @@ def test_reg_capacity_and_money_are_checked_at_registration() -> None:
 def test_a_lost_table_voids_its_hand_and_replays_the_same_positions() -> None:
     cfg = config(players=12, max_per_table=6)
     rng = random.Random(4)
-    tournament, _ = Tournament.start(
+    tournament, start = Tournament.start(
         cfg, [f"p{k}" for k in range(12)], tournament_id="t", now=0.0, rng=rng
     )
-    first = tournament.first_hands()[0]
+    first = next(iter(opened_tables(start).values()))
     assert first.next_hand is not None
     step = tournament.hand_finished(play(first.next_hand, rng), now=1.0, rng=rng)
-    assert step.directive is not None and step.directive.next_hand is not None
-    doomed = step.directive.next_hand
+    assert step.reply is not None and step.reply.next_hand is not None
+    doomed = step.reply.next_hand
     stacks = dict(tournament.stacks)
     voided = tournament.table_lost(doomed.table)
     lost = tournament.table_restarted(doomed.table, node="n1")
     assert [e.EVENT_TYPE for e in voided + lost.events] == ["hand_voided", "table_restarted"]
     assert voided[0].fields() == {"table": doomed.table, "hand": doomed.hand}
     assert tournament.stacks == stacks  # back to the last reported boundary
-    assert lost.directive is not None and lost.directive.next_hand is not None
-    again = lost.directive.next_hand
+    assert lost.reply is not None and lost.reply.next_hand is not None
+    again = lost.reply.next_hand
     assert again.hand == doomed.hand + 1  # a voided hand's number is never reused
     assert (again.seats, again.blinds) == (doomed.seats, doomed.blinds)  # same positions
     late = play(doomed, rng)  # the dead actor's report, delivered late, is refused
@@ -601,8 +594,8 @@ def test_pause_holds_every_table_until_resume_and_stops_the_level_clock() -> Non
     )
     rng = random.Random(3)
     players = [f"p{k}" for k in range(20)]
-    tournament, _ = Tournament.start(cfg, players, tournament_id="t", now=0.0, rng=rng)
-    first = {d.table: d for d in tournament.first_hands()}
+    tournament, start = Tournament.start(cfg, players, tournament_id="t", now=0.0, rng=rng)
+    first = opened_tables(start)
     assert [e.EVENT_TYPE for e in tournament.pause(now=60.0).events] == ["tournament_paused"]
     with pytest.raises(TournamentStateError, match="already paused"):
         tournament.pause(now=61.0)
@@ -611,8 +604,8 @@ def test_pause_holds_every_table_until_resume_and_stops_the_level_clock() -> Non
         assert directive.next_hand is not None
         report = play(directive.next_hand, rng)
         step = tournament.hand_finished(report, now=900.0, rng=rng)
-        assert step.directive is not None and step.directive.wait
-        assert tournament.poll(table, rng=rng).directive == TableDirective(table, None)
+        assert step.reply is not None and step.reply.wait
+        assert tournament.poll(table, rng=rng).reply == TableDirective(table, None)
     assert tournament.clock.level == 1  # 15 minutes on the wall, 1 of play: still level 1
     resumed = tournament.resume(now=960.0).events
     assert [(e.EVENT_TYPE, e.fields()) for e in resumed] == [
@@ -621,7 +614,7 @@ def test_pause_holds_every_table_until_resume_and_stops_the_level_clock() -> Non
     with pytest.raises(TournamentStateError, match="not paused"):
         tournament.resume(now=961.0)
     step = tournament.poll(1, rng=rng)
-    assert step.directive is not None and step.directive.next_hand is not None
+    assert step.reply is not None and step.reply.next_hand is not None
     # the level ends 10 minutes of play after its start: 600 s + the 900 s paused
     assert tournament.clock.level_started_at == 900.0
 

@@ -22,12 +22,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from orchestrator.core.config import TournamentConfig
-from orchestrator.core.events import Event, TableOpened
+from orchestrator.core.events import Event
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import RecoveryError
-from table_worker.protocol import HandPlayer, HandReport, HandTiming, TableDirective
+from table_worker.protocol import HandPlayer, HandReport, HandTiming
 
-__all__ = ["SHELL_EVENTS", "load_snapshot", "rebuild", "snapshot", "step_rng", "tables_opened"]
+__all__ = ["SHELL_EVENTS", "load_snapshot", "rebuild", "snapshot", "step_rng"]
 
 # Logged by the orchestrator's shell, not decided by the core: skipped by a replay.
 SHELL_EVENTS = frozenset({"node_lost"})
@@ -39,16 +39,6 @@ def step_rng(seed: int, seq: int) -> random.Random:
     """The RNG of the step that starts after log position `seq` (0 for the start). A step
     that logs nothing may draw from it freely: the next step starts from the same seed."""
     return random.Random(f"{seed}:{seq}")
-
-
-def tables_opened(tournament: Tournament, events: Sequence[Event]) -> list[TableDirective]:
-    """The first directives of the tables a step opened (and did not close again): part of
-    the step, so the shell and a replay both take them right after it."""
-    return [
-        tournament.opening_directive(event.table)
-        for event in events
-        if isinstance(event, TableOpened) and event.table in tournament.tables
-    ]
 
 
 def snapshot(tournament: Tournament) -> bytes:
@@ -89,7 +79,6 @@ def rebuild(
             rng=step_rng(seed, 0),
         )
         at = _check(step.events, records, 0)
-        tournament.first_hands()  # what the shell hands the opening tables
     else:
         after, tournament = base
         if records and records[0].get("seq") != after + 1:
@@ -111,7 +100,6 @@ def rebuild(
         except Exception as exc:  # the core refused its own logged input: say where
             raise RecoveryError(f"seq {record['seq']}: replaying the step failed: {exc}") from exc
         at = _check(events, records, at)
-        tables_opened(tournament, events)
     return tournament
 
 

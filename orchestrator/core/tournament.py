@@ -77,16 +77,40 @@ from table_worker.protocol import (
     draw_for_button,
 )
 
-__all__ = ["Step", "Tournament"]
+__all__ = ["Directive", "OpenTable", "StartSideEvent", "Step", "Tournament"]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTable:
+    """A table the step opened: start its actor, which carries out `first` (deal or wait)."""
+
+    first: TableDirective
+
+    @property
+    def table(self) -> int:
+        return self.first.table
+
+
+@dataclass(frozen=True, slots=True)
+class StartSideEvent:
+    """RB-6: a side event the step filled: run it beside this tournament with `players`."""
+
+    event: int
+    players: tuple[str, ...]
+
+
+Directive = OpenTable | StartSideEvent
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One decision: events to log first (a report's hand_finished, if any, first), then the
-    directive for the table that asked."""
+    """One decision: events to log first (a report's hand_finished, if any, first), then what
+    the shell carries out: `reply` for the table that asked, and `directives` (tables to open,
+    side events to start) in order. The shell reads nothing back from the events."""
 
     events: list[Event]
-    directive: TableDirective | None = None
+    reply: TableDirective | None = None
+    directives: tuple[Directive, ...] = ()
 
 
 @dataclass(slots=True)
@@ -143,6 +167,9 @@ class Tournament:
     penalty_hands: dict[str, int] = field(default_factory=dict)
     side_queue: list[str] = field(default_factory=list)  # RB-6: eliminated, waiting to play
     side_events: int = 0
+    # What the step in progress decided beyond its reply; drained into its Step.
+    opened: list[int] = field(default_factory=list)
+    side_started: list[StartSideEvent] = field(default_factory=list)
 
     # --- start ----------------------------------------------------------------------------
 
@@ -212,7 +239,7 @@ class Tournament:
             events += tournament._open_tables(rng)
             if len(floor.tables) == 1:
                 events.append(tournament._final_table(next(iter(floor.tables))))
-        return tournament, Step(events)
+        return tournament, tournament._step(events)
 
     def _open_tables(self, rng: random.Random) -> list[Event]:
         """Open every table of the current seating: seats, stacks, HE-1 button draw."""
@@ -220,6 +247,7 @@ class Tournament:
         deck = list(range(DECK_SIZE))
         for table, seats in sorted(self.floor.tables.items()):
             events.append(TableOpened(table=table))
+            self.opened.append(table)
             for seat, player in sorted(seats.items()):
                 stack = self.stacks[player]
                 events.append(PlayerSeated(player=player, table=table, seat=seat, stack=stack))
@@ -263,7 +291,7 @@ class Tournament:
         if self.paused_at is not None:
             raise TournamentStateError("the tournament is already paused")
         self.paused_at = now
-        return Step([TournamentPaused()])
+        return self._step([TournamentPaused()])
 
     def resume(self, *, now: float) -> Step:
         """Start the clock again: the level in play ends as much later as the pause lasted."""
@@ -274,7 +302,7 @@ class Tournament:
         self.paused_at = None
         self.clock.level_started_at += paused
         self.clock.paused_seconds += paused
-        return Step([TournamentResumed(paused_seconds=round(paused, 3))])
+        return self._step([TournamentResumed(paused_seconds=round(paused, 3))])
 
     def cancel(self, reason: str, *, now: float) -> Step:
         """CRASH-2: a running tournament cancelled. The hands in progress are voided, so every
@@ -302,7 +330,7 @@ class Tournament:
         events = [announced, *events, *settled]  # the step is named by its first event
         self.cancelled = reason
         self.paused_at = None
-        return Step(events)
+        return self._step(events)
 
     def _require_running(self, command: str) -> None:
         if self.finished:
@@ -330,29 +358,28 @@ class Tournament:
     def prize_pool(self) -> int:
         return self.entries * self.config.buy_in
 
-    def first_hands(self) -> list[TableDirective]:
-        """The opening directive of every table."""
-        return [self.opening_directive(table) for table in sorted(self.tables)]
-
-    def opening_directive(self, table: int) -> TableDirective:
-        """A newly opened table's first directive."""
-        self._require_table(table)
-        return self._directive(table)
+    def _step(self, events: list[Event], reply: TableDirective | None = None) -> Step:
+        """The step's result: the tables it opened (and did not close again) with their first
+        directives, taken after everything else it decided, and the side events it filled."""
+        opened = [OpenTable(self._directive(t)) for t in self.opened if t in self.tables]
+        directives: tuple[Directive, ...] = (*opened, *self.side_started)
+        self.opened, self.side_started = [], []
+        return Step(events, reply, directives)
 
     def poll(self, table: int, *, rng: random.Random) -> Step:
         """A table short of players asks again. Players may have been moved in since; if not,
         its idle boundary lets the floor close it or fill it (CLOSE-1, BAL-1, FO-3)."""
         state = self._require_table(table)
         if self.cancelled is not None:  # logged: a restarted orchestrator closes it too
-            return Step([TablePolled(table=table)], self._close(table))
+            return self._step([TablePolled(table=table)], self._close(table))
         if state.issued is not None and state.issued.hand > state.last_hand:
-            return Step([], TableDirective(table, state.issued))
+            return self._step([], TableDirective(table, state.issued))
         if table in self.round_waiting:
-            return Step([], TableDirective(table, None))  # hand-for-hand: the round goes on
+            return self._step([], TableDirective(table, None))  # hand-for-hand: the round goes on
         if isinstance(self.floor, PhaseSeating) or len(self.floor.tables[table]) >= 2:
             directive = self._directive(table)
             polled: list[Event] = [TablePolled(table=table)] if directive.next_hand else []
-            return Step(polled, directive)
+            return self._step(polled, directive)
         # The idle boundary. Only a poll that changes something is logged (TablePolled first,
         # so a restarted orchestrator replays it): repeating the same idle decision does not.
         big_blind = state.blinds.big_blind if state.blinds else min(self.floor.tables[table])
@@ -363,7 +390,7 @@ class Tournament:
         if events or closed or directive.next_hand or state.idle_logged != idle:
             state.idle_logged = None if directive.next_hand else idle
             events.insert(0, TablePolled(table=table))
-        return Step(events, directive)
+        return self._step(events, directive)
 
     def table_lost(self, table: int) -> list[Event]:
         """A table's actor (or its node) died. The hand it was playing is voided: stacks stay
@@ -383,10 +410,10 @@ class Tournament:
         self._require_table(table)
         events: list[Event] = [TableRestarted(table=table, node=node)]
         if self.cancelled is not None:
-            return Step(events, self._close(table))
+            return self._step(events, self._close(table))
         if table in self.round_waiting:
-            return Step(events, TableDirective(table, None))
-        return Step(events, self._directive(table))
+            return self._step(events, TableDirective(table, None))
+        return self._step(events, self._directive(table))
 
     # --- the step -------------------------------------------------------------------------
 
@@ -396,9 +423,9 @@ class Tournament:
         state = self._require_table(report.table)
         if self.cancelled is not None:  # the hand was voided by the cancellation
             # Logged as the table's poll: a restarted orchestrator closes it too.
-            return Step([TablePolled(table=report.table)], self._close(report.table))
+            return self._step([TablePolled(table=report.table)], self._close(report.table))
         if report.hand == state.last_hand and state.last_directive is not None:
-            return Step([], state.last_directive)
+            return self._step([], state.last_directive)
         self._check_report(report, state)
         table, events = report.table, list[Event]()
         # STEP 1: record the hand and the stacks it ended with.
@@ -485,7 +512,7 @@ class Tournament:
         else:
             directive = self._directive(table)
         state.last_directive = directive
-        return Step(events, directive)
+        return self._step(events, directive)
 
     # --- structures -----------------------------------------------------------------------
 
@@ -560,9 +587,9 @@ class Tournament:
             self.side_queue.append(player)
             if len(self.side_queue) == side.players:
                 self.side_events += 1
-                events.append(
-                    SideEventStarted(event=self.side_events, players=tuple(self.side_queue))
-                )
+                players = tuple(self.side_queue)
+                events.append(SideEventStarted(event=self.side_events, players=players))
+                self.side_started.append(StartSideEvent(self.side_events, players))
                 self.side_queue = []
         return events
 
@@ -593,6 +620,7 @@ class Tournament:
             self.entries += 1
             if opened:
                 events.append(TableOpened(table=table))
+                self.opened.append(table)
                 self.tables[table] = _Table(drawn_button=seat)
                 self.next_table = max(self.next_table, table + 1)
             if player in back:
@@ -918,7 +946,7 @@ class Tournament:
         )
         directive = TableDirective(report.table, None, close=True)
         self.tables[report.table].last_directive = directive
-        return Step(events, directive)
+        return self._step(events, directive)
 
     def prizes(self) -> list[int]:
         """Prize by place (index 0 is first), from the configured or the default table."""

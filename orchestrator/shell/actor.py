@@ -33,9 +33,9 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from orchestrator.core.config import TournamentConfig
-from orchestrator.core.events import Event, NodeLost, SideEventStarted
-from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng, tables_opened
-from orchestrator.core.tournament import Step, Tournament
+from orchestrator.core.events import Event, NodeLost
+from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng
+from orchestrator.core.tournament import Directive, OpenTable, StartSideEvent, Step, Tournament
 from orchestrator.errors import (
     LeaseLost,
     RecoveryError,
@@ -128,7 +128,7 @@ class Orchestrator:
                 base=None if found is None else (found[0], load_snapshot(found[1])),
             )
             self._log.resume(tail)
-            self._opening: list[TableDirective] = []
+            self._opening: tuple[Directive, ...] = ()
         else:
             with contextlib.suppress(TournamentExists):  # by our incarnation that just died
                 _patiently(
@@ -147,7 +147,7 @@ class Orchestrator:
                 config, players, tournament_id=tournament_id, now=now, rng=step_rng(seed, 0)
             )
             self._log.append(step.events, ts=now)
-            self._opening = self._tournament.first_hands()
+            self._opening = step.directives
             self._save_snapshot()  # it holds the config: `mtt cancel --store` rebuilds from it
 
     def _take_lease(self) -> None:
@@ -166,8 +166,7 @@ class Orchestrator:
         self._self = ray.get_runtime_context().current_actor
         self._spawn(self._keep_lease())
         if not self._recovered:
-            for directive in self._opening:
-                self._open_table(directive)
+            self._carry_out(self._opening)
             return
         live = self._live_table_actors()
         for table in sorted(t for t in self._tournament.tables if self._in_play(t)):
@@ -321,7 +320,7 @@ class Orchestrator:
             if lost_node not in self._node_checks:  # one check per node, aside
                 self._node_checks[lost_node] = self._spawn(self._log_node_loss(lost_node))
         if self._in_play(table):
-            self._record(self._tournament.table_lost(table), time.time())  # the hand is void
+            self._log_events(self._tournament.table_lost(table), time.time())  # the hand is void
         voided, attempts = time.perf_counter(), 0
         while True:  # a new actor may land on a node that is dying too: then try again
             attempts += 1
@@ -339,9 +338,9 @@ class Orchestrator:
             return
         self._nodes[table] = node
         step = self._tournament.table_restarted(table, node=node)
-        self._record(step.events, time.time())  # logged before the new actor deals
-        assert step.directive is not None
-        self._open_table(step.directive, actor)
+        self._record(step, time.time())  # logged before the new actor deals
+        assert step.reply is not None
+        self._open_table(step.reply, actor)
         logging.getLogger(__name__).info(
             "table %d restarted in %.2fs: void logged %.2fs, new actor ready %.2fs "
             "(%d attempts), restart logged %.2fs",
@@ -367,9 +366,21 @@ class Orchestrator:
         await self._ready()
         return {t: n for t, n in self._nodes.items() if t in self._runs}
 
-    def _record(self, events: list[Event], now: float) -> None:
+    def _record(self, step: Step, now: float) -> None:
         """Log a step's events (write-ahead: before anything is carried out), then carry out
-        what the shell does for them: tables to open, side events to start."""
+        its directives: tables to open, side events to start."""
+        self._log_events(step.events, now)
+        self._carry_out(step.directives)
+
+    def _carry_out(self, directives: tuple[Directive, ...]) -> None:
+        for directive in directives:
+            if isinstance(directive, OpenTable):
+                if directive.table not in self._runs:
+                    self._open_table(directive.first)
+            else:
+                self._start_side_event(directive)
+
+    def _log_events(self, events: list[Event], now: float) -> None:
         if self._lease_lost:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
         try:
@@ -377,12 +388,6 @@ class Orchestrator:
         except RecoveryError as exc:
             # The core is ahead of a log that cannot take the step.
             _crash("the event log refused a step", exc)
-        for directive in tables_opened(self._tournament, events):
-            if directive.table not in self._runs:
-                self._open_table(directive)
-        for event in events:
-            if isinstance(event, SideEventStarted):
-                self._start_side_event(event)
         self._since_snapshot += len(events)
         if self._since_snapshot >= self._store_settings.snapshot_every:
             self._save_snapshot()
@@ -397,7 +402,7 @@ class Orchestrator:
     def _side_event_name(self, event: int) -> str:
         return f"{self._tournament_id}-side{event}"
 
-    def _start_side_event(self, event: SideEventStarted) -> None:
+    def _start_side_event(self, event: StartSideEvent) -> None:
         """RB-6: a side event is a tournament of its own (registration, ledger, log, tables)
         run by its own orchestrator beside this one."""
         out = self._out / "side-events" / str(event.event)
@@ -470,20 +475,20 @@ class Orchestrator:
         rng = step_rng(self._seed, self._log.seq)
         step = _decide(lambda: self._tournament.hand_finished(report, now=now, rng=rng))
         decided = time.perf_counter()
-        self._record(step.events, now)
+        self._record(step, now)
         handled = time.perf_counter()
         self._report_seconds.append((handled - started, time.thread_time() - cpu_started))
         self._timings.append((handled - started, decided - started))
-        assert step.directive is not None
-        return step.directive
+        assert step.reply is not None
+        return step.reply
 
     async def poll(self, table: int) -> TableDirective:
         await self._ready()
         rng = step_rng(self._seed, self._log.seq)
         step = _decide(lambda: self._tournament.poll(table, rng=rng))
-        self._record(step.events, time.time())
-        assert step.directive is not None
-        return step.directive
+        self._record(step, time.time())
+        assert step.reply is not None
+        return step.reply
 
     async def pause(self) -> None:
         """Stop the clock: tables finish their hand in progress, then wait."""
@@ -502,7 +507,7 @@ class Orchestrator:
 
     def _command(self, command: Callable[..., Step]) -> None:
         now = event_time(time.time())
-        self._record(_decide(lambda: command(now=now)).events, now)
+        self._record(_decide(lambda: command(now=now)), now)
 
     async def events_since(self, seq: int) -> list[dict[str, Any]]:
         return self._log.since(seq)
