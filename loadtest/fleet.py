@@ -22,6 +22,7 @@ import grpc
 
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
+from table_worker._proto import gateway_pb2 as gw
 from table_worker.bots import Bot, make_bot
 from table_worker.engine import DecisionKind, LegalActions, Street
 
@@ -55,9 +56,9 @@ WARMUP_LIMIT_SECONDS = 600.0
 REGISTER_CONCURRENCY = 32
 
 _KINDS = {
-    DecisionKind.FOLD: pb.FOLD,
-    DecisionKind.CHECK_CALL: pb.CHECK_CALL,
-    DecisionKind.RAISE_TO: pb.RAISE_TO,
+    DecisionKind.FOLD: gw.FOLD,
+    DecisionKind.CHECK_CALL: gw.CHECK_CALL,
+    DecisionKind.RAISE_TO: gw.RAISE_TO,
 }
 
 
@@ -107,7 +108,7 @@ class RemoteView:
         first, second = view.hole_cards
         self._hole = (first, second)
 
-    def update(self, state: pb.PublicState) -> None:
+    def update(self, state: gw.PublicState) -> None:
         self.street = Street(state.street)
         self.board = tuple(state.board)
         self.pot = state.pot

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import grpc
 
-from orchestrator._proto import frontdoor_pb2 as pb
-from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
+from table_worker._proto import gateway_pb2 as pb
+from table_worker._proto import gateway_pb2_grpc as pb_grpc
 from table_worker.engine import Decision, DecisionKind, Hand, LegalActions
 from table_worker.events import (
     BetOrRaised,

@@ -11,13 +11,14 @@ import pytest
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator.frontdoor.errors import InvalidRequest
 from orchestrator.frontdoor.hub import BURST, Connection, PlayerHub, check_action
+from table_worker._proto import gateway_pb2 as gw
 
 T = "t1"
-LEGAL = pb.Legal(can_fold=True, call_amount=50, can_raise=True, min_raise_to=100, max_raise_to=900)
+LEGAL = gw.Legal(can_fold=True, call_amount=50, can_raise=True, min_raise_to=100, max_raise_to=900)
 
 
-def request(player: str = "ann") -> pb.SeatActionRequest:
-    return pb.SeatActionRequest(
+def request(player: str = "ann") -> gw.SeatActionRequest:
+    return gw.SeatActionRequest(
         tournament_id=T, table=1, hand=1, seat=1, player=player, legal=LEGAL
     )
 
@@ -53,7 +54,7 @@ def test_out2_a_player_never_connected_is_out_at_once() -> None:
         hub.add(T, "ann")
         assert hub.is_out(T, "ann") == "not_connected"
         reply = await hub.request_action(request(), 5.0)  # no wait for the time limit
-        assert reply.kind == pb.ACTION_KIND_UNSPECIFIED
+        assert reply.kind == gw.ACTION_KIND_UNSPECIFIED
 
     asyncio.run(asyncio.wait_for(go(), 1.0))
 
@@ -71,11 +72,11 @@ def test_a_connected_player_answers_and_gets_it_acknowledged() -> None:
         hub.receive(
             ann,
             pb.PlayerMessage(
-                action=pb.Action(request_id=prompt.request_id, kind=pb.RAISE_TO, amount=300)
+                action=pb.Action(request_id=prompt.request_id, kind=gw.RAISE_TO, amount=300)
             ),
         )
         reply = await task
-        assert (reply.kind, reply.amount) == (pb.RAISE_TO, 300)
+        assert (reply.kind, reply.amount) == (gw.RAISE_TO, 300)
         assert kinds(ann) == ["action_accepted"]
 
     asyncio.run(go())
@@ -89,10 +90,10 @@ def test_out1_timeout_puts_the_player_out_until_back() -> None:
         ann = hub.connect(T, "ann")
         drained(ann)
         reply = await hub.request_action(request(), 0.05)
-        assert reply.kind == pb.ACTION_KIND_UNSPECIFIED and timeouts == [1]
+        assert reply.kind == gw.ACTION_KIND_UNSPECIFIED and timeouts == [1]
         statuses = [m.status for m in drained(ann) if m.HasField("status")]
         assert [(s.out, s.reason) for s in statuses] == [(True, "timeout")]
-        assert (await hub.request_action(request(), 5.0)).kind == pb.ACTION_KIND_UNSPECIFIED
+        assert (await hub.request_action(request(), 5.0)).kind == gw.ACTION_KIND_UNSPECIFIED
         assert kinds(ann) == []  # Out: not asked
         hub.receive(ann, pb.PlayerMessage(back=pb.Back()))
         assert hub.is_out(T, "ann") is None
@@ -101,9 +102,9 @@ def test_out1_timeout_puts_the_player_out_until_back() -> None:
         prompt = prompt_of(ann)
         hub.receive(
             ann,
-            pb.PlayerMessage(action=pb.Action(request_id=prompt.request_id, kind=pb.CHECK_CALL)),
+            pb.PlayerMessage(action=pb.Action(request_id=prompt.request_id, kind=gw.CHECK_CALL)),
         )
-        assert (await task).kind == pb.CHECK_CALL
+        assert (await task).kind == gw.CHECK_CALL
 
     asyncio.run(go())
 
@@ -115,7 +116,7 @@ def test_out1_sitting_out_answers_a_pending_request_at_once() -> None:
         ann = hub.connect(T, "ann")
         task = await ask(hub, 5.0)
         hub.receive(ann, pb.PlayerMessage(sit_out=pb.SitOut()))
-        assert (await asyncio.wait_for(task, 0.5)).kind == pb.ACTION_KIND_UNSPECIFIED
+        assert (await asyncio.wait_for(task, 0.5)).kind == gw.ACTION_KIND_UNSPECIFIED
         assert hub.is_out(T, "ann") == "sit_out"
         hub.disconnect(ann)
         hub.connect(T, "ann")  # reconnecting does not undo a sit-out: "I'm back" does
@@ -132,7 +133,7 @@ def test_out3_a_dropped_stream_is_out_until_reconnected() -> None:
         ann = hub.connect(T, "ann")
         task = await ask(hub, 5.0)
         hub.disconnect(ann)
-        assert (await asyncio.wait_for(task, 0.5)).kind == pb.ACTION_KIND_UNSPECIFIED
+        assert (await asyncio.wait_for(task, 0.5)).kind == gw.ACTION_KIND_UNSPECIFIED
         assert hub.is_out(T, "ann") == "disconnected" and connected[-1] == 0
         hub.connect(T, "ann")
         assert hub.is_out(T, "ann") is None and connected[-1] == 1
@@ -166,9 +167,9 @@ def test_wrong_answers_are_refused_and_change_nothing() -> None:
         prompt = prompt_of(ann)
         problems = []
         for who, action in (
-            (bob, pb.Action(request_id=prompt.request_id, kind=pb.FOLD)),  # another's
-            (ann, pb.Action(request_id=prompt.request_id + 1, kind=pb.FOLD)),  # out of turn
-            (ann, pb.Action(request_id=prompt.request_id, kind=pb.RAISE_TO, amount=901)),
+            (bob, pb.Action(request_id=prompt.request_id, kind=gw.FOLD)),  # another's
+            (ann, pb.Action(request_id=prompt.request_id + 1, kind=gw.FOLD)),  # out of turn
+            (ann, pb.Action(request_id=prompt.request_id, kind=gw.RAISE_TO, amount=901)),
             (ann, pb.Action(request_id=prompt.request_id)),  # no kind
         ):
             hub.receive(who, pb.PlayerMessage(action=action))
@@ -184,9 +185,9 @@ def test_wrong_answers_are_refused_and_change_nothing() -> None:
         ]
         assert not task.done()  # the request still stands
         hub.receive(
-            ann, pb.PlayerMessage(action=pb.Action(request_id=prompt.request_id, kind=pb.FOLD))
+            ann, pb.PlayerMessage(action=pb.Action(request_id=prompt.request_id, kind=gw.FOLD))
         )
-        assert (await task).kind == pb.FOLD
+        assert (await task).kind == gw.FOLD
 
     asyncio.run(go())
 
@@ -206,9 +207,9 @@ def test_a_flood_is_refused_beyond_the_allowance_and_answers_still_count() -> No
         prompt = prompt_of(ann)  # the allowance is spent, yet an answer goes through
         hub.receive(
             ann,
-            pb.PlayerMessage(action=pb.Action(request_id=prompt.request_id, kind=pb.CHECK_CALL)),
+            pb.PlayerMessage(action=pb.Action(request_id=prompt.request_id, kind=gw.CHECK_CALL)),
         )
-        assert (await task).kind == pb.CHECK_CALL
+        assert (await task).kind == gw.CHECK_CALL
 
     asyncio.run(go())
 
@@ -216,15 +217,15 @@ def test_a_flood_is_refused_beyond_the_allowance_and_answers_still_count() -> No
 @pytest.mark.parametrize(
     ("action", "legal", "ok"),
     [
-        (pb.Action(kind=pb.FOLD), pb.Legal(can_check=True), False),  # HE-4: check instead
-        (pb.Action(kind=pb.CHECK_CALL), pb.Legal(can_check=True), True),
-        (pb.Action(kind=pb.RAISE_TO, amount=100), LEGAL, True),
-        (pb.Action(kind=pb.RAISE_TO, amount=99), LEGAL, False),
-        (pb.Action(kind=pb.RAISE_TO, amount=100), pb.Legal(can_check=True), False),
+        (pb.Action(kind=gw.FOLD), gw.Legal(can_check=True), False),  # HE-4: check instead
+        (pb.Action(kind=gw.CHECK_CALL), gw.Legal(can_check=True), True),
+        (pb.Action(kind=gw.RAISE_TO, amount=100), LEGAL, True),
+        (pb.Action(kind=gw.RAISE_TO, amount=99), LEGAL, False),
+        (pb.Action(kind=gw.RAISE_TO, amount=100), gw.Legal(can_check=True), False),
     ],
 )
 def test_check_action_follows_the_legal_actions(
-    action: pb.Action, legal: pb.Legal, ok: bool
+    action: pb.Action, legal: gw.Legal, ok: bool
 ) -> None:
     if ok:
         check_action(action, legal)
@@ -245,8 +246,8 @@ def test_a_request_stands_on_the_stream_that_replaces_the_one_asked() -> None:
         assert again.request_id == asked.request_id
         hub.receive(
             second,
-            pb.PlayerMessage(action=pb.Action(request_id=again.request_id, kind=pb.CHECK_CALL)),
+            pb.PlayerMessage(action=pb.Action(request_id=again.request_id, kind=gw.CHECK_CALL)),
         )
-        assert (await task).kind == pb.CHECK_CALL
+        assert (await task).kind == gw.CHECK_CALL
 
     asyncio.run(go())

@@ -23,6 +23,8 @@ from loadtest.fleet import BotPlayer, FleetStats
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
 from orchestrator.views.audit import read_hand_files
+from table_worker._proto import gateway_pb2 as gw
+from table_worker._proto import gateway_pb2_grpc as gw_grpc
 from table_worker.bots import make_bot
 from table_worker.cards import parse_cards
 
@@ -316,7 +318,7 @@ class RawPlayer:
         try:
             async for message in self.call:
                 if self.auto and message.WhichOneof("kind") == "action_request":
-                    self.act(message.action_request.request_id, pb.CHECK_CALL)
+                    self.act(message.action_request.request_id, gw.CHECK_CALL)
                 await self.inbox.put(message)
         except grpc.aio.AioRpcError as exc:
             await self.inbox.put(exc)
@@ -407,10 +409,10 @@ def test_credentials_bad_input_floods_time_limits_and_reconnects(server: Server)
             )
             assert code == grpc.StatusCode.PERMISSION_DENIED
             gateway_channel = grpc.aio.insecure_channel(server.gateway)
-            gateway = pb_grpc.TableGatewayStub(gateway_channel)
+            gateway = gw_grpc.TableGatewayStub(gateway_channel)
             code = await status_of(
                 gateway.RequestAction(
-                    pb.SeatActionRequest(tournament_id=tournament), metadata=as_ann
+                    gw.SeatActionRequest(tournament_id=tournament), metadata=as_ann
                 )
             )
             assert code == grpc.StatusCode.PERMISSION_DENIED
@@ -427,7 +429,7 @@ def test_credentials_bad_input_floods_time_limits_and_reconnects(server: Server)
             ann, bob = RawPlayer(channel, tokens["ann"]), RawPlayer(channel, tokens["bob"])
             await ann.next("welcome")
             await bob.next("welcome")
-            ann.act(999_999, pb.CHECK_CALL)  # nothing asked yet
+            ann.act(999_999, gw.CHECK_CALL)  # nothing asked yet
             assert (await ann.next("error")).code == "FAILED_PRECONDITION"
             await operator.StartTournament(ref, metadata=OP)
 
@@ -440,18 +442,18 @@ def test_credentials_bad_input_floods_time_limits_and_reconnects(server: Server)
             prompt = finished.result()
             asked = waits[finished]
             other = bob if asked is ann else ann
-            other.act(prompt.request_id, pb.CHECK_CALL)
+            other.act(prompt.request_id, gw.CHECK_CALL)
             assert (await other.next("error")).code == "PERMISSION_DENIED"
             legal = prompt.legal
-            asked.act(prompt.request_id, pb.RAISE_TO, (legal.max_raise_to or 10**9) + 1)
+            asked.act(prompt.request_id, gw.RAISE_TO, (legal.max_raise_to or 10**9) + 1)
             assert (await asked.next("error")).code == "INVALID_ARGUMENT"
             for _ in range(60):  # a flood of nonsense
-                asked.act(prompt.request_id + 1000, pb.FOLD)
+                asked.act(prompt.request_id + 1000, gw.FOLD)
             flood = [
                 m.error.code for m in await asked.drain(0.5) if m.WhichOneof("kind") == "error"
             ]
             assert "RESOURCE_EXHAUSTED" in flood
-            asked.act(prompt.request_id, pb.CHECK_CALL)  # the request still stands
+            asked.act(prompt.request_id, gw.CHECK_CALL)  # the request still stands
             accepted = await asked.next("action_accepted")
             assert accepted.request_id == prompt.request_id
 

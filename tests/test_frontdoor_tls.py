@@ -99,7 +99,7 @@ def test_health_reflection_and_a_graceful_stop(tmp_path: Path) -> None:
             async for reply in stub.ServerReflectionInfo(iter([request])):
                 names = {s.name for s in reply.list_services_response.service}
                 assert "mtt.frontdoor.v1.PlayerService" in names
-                assert "mtt.frontdoor.v1.TableGateway" not in names  # internal: not listed
+                assert "mtt.gateway.v1.TableGateway" not in names  # internal: not listed
             await server.stop(1)
             with pytest.raises(grpc.aio.AioRpcError):
                 await health.Check(health_pb2.HealthCheckRequest(), timeout=2)

@@ -31,6 +31,7 @@ from orchestrator.frontdoor.errors import (
     RateLimited,
     WrongState,
 )
+from table_worker._proto import gateway_pb2 as gw
 
 __all__ = ["Connection", "PlayerHub", "check_action"]
 
@@ -84,9 +85,9 @@ class Connection:
 @dataclass(eq=False)
 class _Pending:
     request_id: int
-    legal: pb.Legal
+    legal: gw.Legal
     sent_at: float
-    answer: asyncio.Future[pb.SeatActionReply]
+    answer: asyncio.Future[gw.SeatActionReply]
     prompt: pb.ServerMessage  # sent again to a stream that replaces the one asked
 
 
@@ -98,19 +99,19 @@ class _Player:
     pending: _Pending | None = None
 
 
-def check_action(action: pb.Action, legal: pb.Legal) -> None:
+def check_action(action: pb.Action, legal: gw.Legal) -> None:
     """InvalidRequest unless `legal` allows the action (the table's engine checks again)."""
-    if action.kind == pb.FOLD:
+    if action.kind == gw.FOLD:
         if not legal.can_fold:
             raise InvalidRequest("nothing to fold against: check instead (HE-4)")
-    elif action.kind == pb.RAISE_TO:
+    elif action.kind == gw.RAISE_TO:
         if not legal.can_raise:
             raise InvalidRequest("no raise is possible now")
         if not legal.min_raise_to <= action.amount <= legal.max_raise_to:
             raise InvalidRequest(
                 f"raise to {action.amount} is outside {legal.min_raise_to}..{legal.max_raise_to}"
             )
-    elif action.kind != pb.CHECK_CALL:
+    elif action.kind != gw.CHECK_CALL:
         raise InvalidRequest("an action is FOLD, CHECK_CALL or RAISE_TO")
 
 
@@ -235,7 +236,7 @@ class PlayerHub:
             raise WrongState(f"not your turn (no pending request {action.request_id})")
         check_action(action, pending.legal)  # (an Out player has no pending request)
         self._on_roundtrip(self._clock() - pending.sent_at)
-        self._finish(state, pb.SeatActionReply(kind=action.kind, amount=action.amount))
+        self._finish(state, gw.SeatActionReply(kind=action.kind, amount=action.amount))
         assert state.connection is not None
         state.connection.send(
             pb.ServerMessage(action_accepted=pb.ActionAccepted(request_id=action.request_id))
@@ -243,7 +244,7 @@ class PlayerHub:
 
     # --- the tables' side ---------------------------------------------------------------
 
-    def hand_started(self, start: pb.HandStart) -> None:
+    def hand_started(self, start: gw.HandStart) -> None:
         holes = {h.seat: h.cards for h in start.hole}
         for seat in start.seats:
             state = self._players.get((start.tournament_id, seat.player))
@@ -275,13 +276,13 @@ class PlayerHub:
             )
 
     async def request_action(
-        self, request: pb.SeatActionRequest, seconds: float
-    ) -> pb.SeatActionReply:
+        self, request: gw.SeatActionRequest, seconds: float
+    ) -> gw.SeatActionReply:
         """The player's action, or an empty reply (Out) at once or after `seconds` (OUT-1)."""
         key = (request.tournament_id, request.player)
         state = self._players.get(key)
         if state is None or state.out is not None or state.connection is None:
-            return pb.SeatActionReply()
+            return gw.SeatActionReply()
         self._release(state)  # a table asks again only after the last answer
         request_id = next(self._ids)
         prompt = pb.ServerMessage(
@@ -307,18 +308,18 @@ class PlayerHub:
             if state.pending is pending:  # OUT-1: Out until "I'm back"
                 log.info("%s/%s timed out: Out (OUT-1)", request.tournament_id, request.player)
                 state.out = "timeout"
-                self._finish(state, pb.SeatActionReply())
+                self._finish(state, gw.SeatActionReply())
                 self._on_timeout()
                 if state.connection is not None:
                     state.connection.send(
                         pb.ServerMessage(status=pb.OutStatus(out=True, reason="timeout"))
                     )
-            return pb.SeatActionReply()
+            return gw.SeatActionReply()
         finally:
             if state.pending is pending:
-                self._finish(state, pb.SeatActionReply())
+                self._finish(state, gw.SeatActionReply())
 
-    def hand_ended(self, end: pb.HandEnd) -> None:
+    def hand_ended(self, end: gw.HandEnd) -> None:
         result = pb.ServerMessage(
             hand_result=pb.HandResult(
                 table=end.table,
@@ -326,7 +327,7 @@ class PlayerHub:
                 board=end.state.board,
                 actions=end.state.actions,
                 stacks=[
-                    pb.SeatInfo(seat=s.seat, player=s.player, stack=s.stack)
+                    gw.SeatInfo(seat=s.seat, player=s.player, stack=s.stack)
                     for s in end.state.seats
                 ],
             )
@@ -345,7 +346,7 @@ class PlayerHub:
 
     # --- internals ----------------------------------------------------------------------
 
-    def _finish(self, state: _Player, reply: pb.SeatActionReply) -> None:
+    def _finish(self, state: _Player, reply: gw.SeatActionReply) -> None:
         pending, state.pending = state.pending, None
         if pending is None:
             return
@@ -355,7 +356,7 @@ class PlayerHub:
 
     def _release(self, state: _Player) -> None:
         """An Out player's pending request is answered "Out" now, not at its deadline."""
-        self._finish(state, pb.SeatActionReply())
+        self._finish(state, gw.SeatActionReply())
 
     def _count(self) -> None:
         self._on_connected(sum(1 for p in self._players.values() if p.connection is not None))

@@ -29,6 +29,8 @@ from orchestrator.frontdoor.errors import FrontDoorError, PermissionDenied, Unau
 from orchestrator.frontdoor.hub import PlayerHub
 from rng_service.grpc_metrics import GrpcRequestMetrics
 from rng_service.serving import MetricsEndpoint
+from table_worker._proto import gateway_pb2 as gw
+from table_worker._proto import gateway_pb2_grpc as gw_grpc
 
 __all__ = ["MAX_MESSAGE_BYTES", "FrontDoorMetrics", "FrontDoorServer", "TlsFiles"]
 
@@ -37,7 +39,7 @@ log = logging.getLogger(__name__)
 SERVICES = tuple(
     pb.DESCRIPTOR.services_by_name[name].full_name for name in ("OperatorService", "PlayerService")
 )
-GATEWAY_SERVICE = pb.DESCRIPTOR.services_by_name["TableGateway"].full_name
+GATEWAY_SERVICE = gw.DESCRIPTOR.services_by_name["TableGateway"].full_name
 # The largest message a client may send: a config text of 64 KiB and change. Bigger ones are
 # refused by grpc itself (RESOURCE_EXHAUSTED) before they reach us.
 MAX_MESSAGE_BYTES = 80 * 1024
@@ -309,7 +311,7 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):
             self._hub.disconnect(connection)  # the player closed their side: OUT-3
 
 
-class GatewayServicer(pb_grpc.TableGatewayServicer):
+class GatewayServicer(gw_grpc.TableGatewayServicer):
     def __init__(self, desk: Desk, hub: PlayerHub, auth: _Auth) -> None:
         self._desk = desk
         self._hub = hub
@@ -323,21 +325,21 @@ class GatewayServicer(pb_grpc.TableGatewayServicer):
             await _refuse(context, exc)
             raise  # unreachable: abort raises
 
-    async def HandStarted(self, request: pb.HandStart, context: Context) -> pb.GatewayAck:
+    async def HandStarted(self, request: gw.HandStart, context: Context) -> gw.GatewayAck:
         await self._table(context, request.tournament_id)
         self._hub.hand_started(request)
-        return pb.GatewayAck()
+        return gw.GatewayAck()
 
     async def RequestAction(
-        self, request: pb.SeatActionRequest, context: Context
-    ) -> pb.SeatActionReply:
+        self, request: gw.SeatActionRequest, context: Context
+    ) -> gw.SeatActionReply:
         entry = await self._table(context, request.tournament_id)
         return await self._hub.request_action(request, entry.config.action_seconds)
 
-    async def HandEnded(self, request: pb.HandEnd, context: Context) -> pb.GatewayAck:
+    async def HandEnded(self, request: gw.HandEnd, context: Context) -> gw.GatewayAck:
         await self._table(context, request.tournament_id)
         self._hub.hand_ended(request)
-        return pb.GatewayAck()
+        return gw.GatewayAck()
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,7 +400,7 @@ class FrontDoorServer:
         pb_grpc.add_PlayerServiceServicer_to_server(
             PlayerServicer(self.desk, self.hub, auth), self._server
         )
-        pb_grpc.add_TableGatewayServicer_to_server(
+        gw_grpc.add_TableGatewayServicer_to_server(
             GatewayServicer(self.desk, self.hub, auth), self._gateway
         )
         self._health = health.aio.HealthServicer()
