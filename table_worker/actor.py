@@ -41,7 +41,7 @@ class Table:
         orchestrator: Any,
         deck_target: str,
         hands_dir: str,
-        policies: tuple[str, ...],
+        bots: tuple[str, ...],
         seed: int,
         gateway: GatewaySettings | None = None,
     ) -> None:
@@ -54,7 +54,7 @@ class Table:
         self._history = open(  # noqa: SIM115 - open for the actor's whole life
             Path(hands_dir) / f"table-{table:04d}.phhs", "a", encoding="utf-8", newline="\n"
         )
-        self._policies = policies
+        self._bot_policies = bots
         self._seed = seed
         self._bots: dict[str, Bot] = {}
         self._fouled_reported = 0
@@ -80,7 +80,7 @@ class Table:
                     continue
                 wait = WAIT_SECONDS
                 report = self.play(directive.next_hand)
-                directive = ray.get(self._orchestrator.hand_finished.remote(report))
+                directive = ray.get(self._orchestrator.report_hand.remote(report))
         finally:
             self._running = False
             self.close()
@@ -158,7 +158,7 @@ class Table:
     def _bot(self, player: str) -> Bot:
         bot = self._bots.get(player)
         if bot is None:
-            policy = self._policies[hash_index(player, len(self._policies))]
+            policy = self._bot_policies[hash_index(player, len(self._bot_policies))]
             bot = self._bots[player] = make_bot(policy, random.Random(f"{self._seed}:{player}"))
         return bot
 

@@ -137,7 +137,9 @@ def test_chaos_the_orchestrator_the_deck_service_and_redis_fail_at_random_points
         options = RunOptions(
             out=tmp_path, seed=seed, store=redis.url, deck=f"127.0.0.1:{decks.port}"
         )
-        run_tournament(parse_config(CHAOS), options, progress=strike)
+        # 60 players: the faults strike one per progress call (every 0.5 s), and on an idle
+        # machine 30 bots play their field out in about three of them.
+        run_tournament(parse_config(CHAOS).with_players(60), options, progress=strike)
     finally:
         decks.stop()
     assert struck == order

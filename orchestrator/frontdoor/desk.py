@@ -467,12 +467,8 @@ class Desk:
             raise NotAvailable(f"the tournament's orchestrator is unreachable: {exc}") from exc
 
     async def _launch(self, entry: Entry, players: list[str]) -> Any:
-        from orchestrator.shell.actor import (
-            RESTARTABLE,
-            OrchestratorActor,
-            StoreSettings,
-            TableSettings,
-        )
+        from orchestrator.shell.actor import RESTARTABLE, OrchestratorActor, StoreSettings
+        from orchestrator.shell.tables import TableSettings
         from table_worker.remote import GatewaySettings
 
         settings = self._settings
@@ -481,7 +477,7 @@ class Desk:
         tables = TableSettings(
             deck_target=settings.deck_target,
             hands_dir=str(out / "hands"),
-            policies=("random",),  # unused: every seat is a remote player
+            bots=("random",),  # unused: every seat is a remote player
             seed=settings.seed,
             gateway=GatewaySettings(
                 target=settings.gateway_target,

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import ray
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import Event, NodeLost
@@ -46,24 +45,14 @@ from orchestrator.errors import (
 )
 from orchestrator.shell.eventlog import EventLog, event_time
 from orchestrator.shell.store import Store, open_store
+from orchestrator.shell.tables import TableFleet, TableLost, TableReplica, TableSettings
 from orchestrator.views.metrics import OrchestratorTimings
 from table_worker.protocol import HandReport, TableDirective
 
 if TYPE_CHECKING:
-    from table_worker.remote import GatewaySettings
+    pass
 
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TableSettings:
-    """What every table actor of this run is created with."""
-
-    deck_target: str
-    hands_dir: str
-    policies: tuple[str, ...]
-    seed: int
-    gateway: GatewaySettings | None = None  # remote players' seats (the front door)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,11 +86,9 @@ class Orchestrator:
         self._side_events: list[Any] = []  # ObjectRefs of side events' completion (RB-6)
         self._changed = asyncio.Event()  # a table's loop ended
         self._watchers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak refs
-        self._nodes: dict[int, str] = {}  # table -> node of its current actor
+        self._fleet = TableFleet(tournament_id, tables)
         self._lost: dict[str, set[int]] = {}  # node -> tables restarted because it died
-        self._generation: dict[int, int] = {}  # restarts give each actor a new name
         self._node_checks: dict[str, asyncio.Task[None]] = {}
-        self._runs: dict[int, Any] = {}  # table -> ObjectRef of its run loop (or its actor)
         self._attached = False
         self._results: dict[str, Any] | None = None
         # Wall and CPU time per report, bounded so nothing grows per hand.
@@ -164,21 +151,18 @@ class Orchestrator:
             return
         self._attached = True
         self._self = ray.get_runtime_context().current_actor
+        self._fleet.bind(self._self)
         self._spawn(self._keep_lease())
         if not self._recovered:
             self._carry_out(self._opening)
             return
-        live = self._live_table_actors()
-        for table in sorted(t for t in self._tournament.tables if self._in_play(t)):
-            generation = live.get(table, 0)
-            actor = _actor_named(self._table_name(table, generation)) if generation else None
-            if actor is None:
-                self._runs[table] = None
+        in_play = sorted(t for t in self._tournament.tables if self._in_play(t))
+        missing = self._fleet.recover(in_play)
+        for table in in_play:
+            if table in missing:
                 self._spawn(self._restart(table))
-                continue
-            self._generation[table] = generation
-            self._runs[table] = actor
-            self._spawn(self._follow(table, actor))
+            else:
+                self._spawn(self._follow(self._fleet.replicas[table]))
         self._reattach_side_events()
 
     def _spawn(self, work: Any) -> asyncio.Task[None]:
@@ -194,19 +178,6 @@ class Orchestrator:
         self._watchers.discard(task)
         if not task.cancelled() and (failure := task.exception()) is not None:
             _crash(f"the background task {task.get_coro()!r} failed", failure)
-
-    def _live_table_actors(self) -> dict[int, int]:
-        """Table -> the generation of its newest live actor, by name (one call to Ray)."""
-        prefix = f"{self._tournament_id}-table-"
-        live: dict[int, int] = {}
-        for name in ray.util.list_named_actors():
-            table, _, generation = name.removeprefix(prefix).partition("-")
-            if name.startswith(prefix) and table.isdigit() and generation.isdigit():
-                live[int(table)] = max(live.get(int(table), 0), int(generation))
-        return live
-
-    def _table_name(self, table: int, generation: int) -> str:
-        return f"{self._tournament_id}-table-{table}-{generation}"
 
     async def _keep_lease(self) -> None:
         """Renew the ownership lease; if someone else holds it, take no further decision."""
@@ -224,88 +195,49 @@ class Orchestrator:
     async def start(self) -> int:
         """Create the opening tables' actors and set them playing; returns how many."""
         await self._ready()
-        return len(self._runs)
+        return len(self._fleet.replicas)
 
-    def _new_table_actor(self, table: int, *, avoid: str = "") -> Any:
-        """A new actor for `table`, spread over the nodes, or for a restart on the live node
-        hosting the fewest tables, never `avoid` (the node just lost: until Ray declares it
-        dead it still takes actors, which then wait there for its death to fail)."""
-        from table_worker.actor import TableActor  # the table module loads in table processes
+    def _open_table(self, directive: TableDirective, replica: TableReplica | None = None) -> None:
+        replica = replica or self._fleet.create(directive.table)
+        self._fleet.play(replica, directive)
+        self._spawn(self._watch(replica))
 
-        settings = self._settings
-        self._generation[table] = self._generation.get(table, 0) + 1
-        name = self._table_name(table, self._generation[table])
-        strategy: Any = "SPREAD"
-        target = self._emptiest_live_node(avoid) if avoid else None
-        if target is not None:  # soft: if it dies too, Ray places the actor elsewhere
-            strategy = NodeAffinitySchedulingStrategy(node_id=target, soft=True)
-        # Detached: it outlives an orchestrator that dies, to be found again by name. Two
-        # threads: `run` holds one for the table's life, so `node` still answers.
-        return TableActor.options(
-            name=name, lifetime="detached", max_concurrency=2, scheduling_strategy=strategy
-        ).remote(
-            tournament_id=self._tournament_id,
-            table=table,
-            orchestrator=self._self,
-            deck_target=settings.deck_target,
-            hands_dir=settings.hands_dir,
-            policies=settings.policies,
-            seed=settings.seed,
-            gateway=settings.gateway,
-        )
-
-    def _emptiest_live_node(self, avoid: str) -> str | None:
-        nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
-        live = [n["NodeID"] for n in nodes if n["Alive"] and n["NodeID"] != avoid]
-        hosted = list(self._nodes.values())
-        return min(live, key=lambda node: (hosted.count(node), node), default=None)
-
-    def _open_table(self, directive: TableDirective, actor: Any = None) -> None:
-        actor = actor if actor is not None else self._new_table_actor(directive.table)
-        node = actor.node.remote()
-        run = actor.run.remote(directive)
-        self._runs[directive.table] = run
-        self._spawn(self._watch(directive.table, actor, node, run))
-
-    async def _watch(self, table: int, actor: Any, node: Any, run: Any) -> None:
+    async def _watch(self, replica: TableReplica) -> None:
         """Follow one table actor's loop; when the actor or its node dies, or its loop fails
         (the deck service away too long), the table restarts on a live node with its hand in
         progress voided (the CRASH decision)."""
         try:
-            self._nodes[table] = await node
-            await run
-        except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError):
-            ray.kill(actor)  # if it lives on
-            if self._runs.get(table) is run and self._in_play(table):
-                await self._restart(table)
+            await self._fleet.ready(replica)
+            await self._fleet.played(replica)
+        except TableLost:
+            if self._current(replica) and self._in_play(replica.table):
+                await self._restart(replica.table)
                 return
-        if self._runs.get(table) is run:
-            del self._runs[table]
-            self._nodes.pop(table, None)
-        ray.kill(actor)  # detached: it would outlive the run
-        self._changed.set()
+        self._closed(replica)
 
-    async def _follow(self, table: int, actor: Any) -> None:
-        """Follow a table actor found after a restart (its run loop's result belonged to the
-        old orchestrator): alive while it answers and plays, done once its table is closed.
+    async def _follow(self, replica: TableReplica) -> None:
+        """Follow a table actor found after a restart (its run loop's result belonged to the old
+        orchestrator): alive while it answers and plays, done once its table is closed.
         One that is not playing (its loop failed, or the old orchestrator died before the
         loop's call reached it) is replaced like a dead one."""
         try:
-            self._nodes[table] = await actor.node.remote()
-            while self._in_play(table):
-                if not await actor.running.remote():
-                    raise _NotPlaying
+            await self._fleet.ready(replica)
+            while self._in_play(replica.table):
+                await self._fleet.still_playing(replica)
                 await asyncio.sleep(FOLLOW_SECONDS)
-        except (ray.exceptions.RayActorError, _NotPlaying):
-            ray.kill(actor)  # if it lives on
-            if self._runs.get(table) is actor and self._in_play(table):
-                await self._restart(table)
+        except TableLost:
+            if self._current(replica) and self._in_play(replica.table):
+                await self._restart(replica.table)
                 return
+        self._fleet.draining(replica)
         await asyncio.sleep(FOLLOW_SECONDS)  # let it take its close directive and finish
-        if self._runs.get(table) is actor:
-            del self._runs[table]
-            self._nodes.pop(table, None)
-        ray.kill(actor)
+        self._closed(replica)
+
+    def _current(self, replica: TableReplica) -> bool:
+        return self._fleet.replicas.get(replica.table) is replica
+
+    def _closed(self, replica: TableReplica) -> None:
+        self._fleet.close(replica)
         self._changed.set()
 
     def _in_play(self, table: int) -> bool:
@@ -314,7 +246,8 @@ class Orchestrator:
 
     async def _restart(self, table: int) -> None:
         started = time.perf_counter()
-        lost_node = self._nodes.pop(table, "")
+        replica = self._fleet.replicas[table]
+        lost_node = self._fleet.lost(replica)
         if lost_node:
             self._lost.setdefault(lost_node, set()).add(table)
             if lost_node not in self._node_checks:  # one check per node, aside
@@ -324,23 +257,20 @@ class Orchestrator:
         voided, attempts = time.perf_counter(), 0
         while True:  # a new actor may land on a node that is dying too: then try again
             attempts += 1
-            actor = self._new_table_actor(table, avoid=lost_node)
+            replica = self._fleet.create(table, avoid=lost_node)
             try:
-                node = await actor.node.remote()
+                node = await self._fleet.ready(replica)
                 break
-            except ray.exceptions.RayActorError:
+            except TableLost:
                 await asyncio.sleep(RESTART_BACKOFF)
         placed = time.perf_counter()
         if not self._in_play(table):  # closed meanwhile (or the tournament ended)
-            self._runs.pop(table, None)
-            ray.kill(actor)
-            self._changed.set()
+            self._closed(replica)
             return
-        self._nodes[table] = node
         step = self._tournament.table_restarted(table, node=node)
         self._record(step, time.time())  # logged before the new actor deals
         assert step.reply is not None
-        self._open_table(step.reply, actor)
+        self._open_table(step.reply, replica)
         logging.getLogger(__name__).info(
             "table %d restarted in %.2fs: void logged %.2fs, new actor ready %.2fs "
             "(%d attempts), restart logged %.2fs",
@@ -356,15 +286,15 @@ class Orchestrator:
         """`node_lost` once Ray reports the node dead (a lone actor's death is not one),
         naming the tables whose actors died with it: those restarted because of it so far,
         and those still mapped to it (their deaths are on the way)."""
-        if await _node_died(node):
-            still = {t for t, n in self._nodes.items() if n == node and t in self._runs}
+        if await self._fleet.node_died(node):
+            still = {t for t, n in self._fleet.hosted().items() if n == node}
             tables = tuple(sorted(self._lost.get(node, set()) | still))
             self._log.append([NodeLost(node=node, tables=tables)], ts=time.time())
 
     async def table_nodes(self) -> dict[int, str]:
         """Which node hosts each open table (for chaos drills and operators)."""
         await self._ready()
-        return {t: n for t, n in self._nodes.items() if t in self._runs}
+        return self._fleet.hosted()
 
     def _record(self, step: Step, now: float) -> None:
         """Log a step's events (write-ahead: before anything is carried out), then carry out
@@ -375,7 +305,7 @@ class Orchestrator:
     def _carry_out(self, directives: tuple[Directive, ...]) -> None:
         for directive in directives:
             if isinstance(directive, OpenTable):
-                if directive.table not in self._runs:
+                if directive.table not in self._fleet.replicas:
                     self._open_table(directive.first)
             else:
                 self._start_side_event(directive)
@@ -410,7 +340,7 @@ class Orchestrator:
         settings = TableSettings(
             deck_target=self._settings.deck_target,
             hands_dir=str(out / "hands"),
-            policies=self._settings.policies,
+            bots=self._settings.bots,
             seed=self._seed + event.event,
         )
         side_id = self._side_event_name(event.event)
@@ -439,7 +369,7 @@ class Orchestrator:
         """Wait for every table's loop to end (tables opened meanwhile included); the hands
         the tournament played (reports applied)."""
         await self._ready()
-        while self._runs:
+        while self._fleet.replicas:
             await self._changed.wait()
             self._changed.clear()
         return self._tournament.hands
@@ -468,7 +398,7 @@ class Orchestrator:
             self._store.release(self._stream, self._owner)
         return self._results
 
-    async def hand_finished(self, report: HandReport) -> TableDirective:
+    async def report_hand(self, report: HandReport) -> TableDirective:
         await self._ready()
         started, cpu_started = time.perf_counter(), time.thread_time()
         now = event_time(time.time())
@@ -572,18 +502,6 @@ LEASE_SECONDS = 30.0  # the ownership lease's TTL; renewed every third of it
 FOLLOW_SECONDS = 0.5  # a found table actor is asked this often whether it lives
 RESTART_BACKOFF = 0.2  # seconds between attempts to start a table's new actor
 STORE_PATIENCE = 60.0  # seconds a restarting orchestrator waits for its store
-NODE_DEATH_WAIT = 10.0  # Ray notices a dead node within seconds, later on a loaded machine
-
-
-async def _node_died(node: str) -> bool:
-    """Whether the node is (or within a few seconds is reported) dead, not just one actor."""
-    deadline = time.monotonic() + NODE_DEATH_WAIT
-    while time.monotonic() < deadline:
-        nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
-        if not any(n["NodeID"] == node and n["Alive"] for n in nodes):
-            return True
-        await asyncio.sleep(0.2)
-    return False
 
 
 def _decide(step: Callable[[], Step]) -> Step:
@@ -604,10 +522,6 @@ def _crash(reason: str, failure: BaseException) -> NoReturn:
     logging.getLogger(__name__).error("%s; restarting from the log", reason, exc_info=failure)
     logging.shutdown()
     os._exit(1)
-
-
-class _NotPlaying(Exception):
-    """A table actor found alive whose run loop is not running."""
 
 
 def _actor_named(name: str) -> Any:

@@ -224,12 +224,8 @@ def run_tournament(
 ) -> RunSummary:
     import ray
 
-    from orchestrator.shell.actor import (
-        RESTARTABLE,
-        OrchestratorActor,
-        StoreSettings,
-        TableSettings,
-    )
+    from orchestrator.shell.actor import RESTARTABLE, OrchestratorActor, StoreSettings
+    from orchestrator.shell.tables import TableSettings
 
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
@@ -275,7 +271,7 @@ def run_tournament(
         settings = TableSettings(
             deck_target=deck_target,
             hands_dir=str(hands_dir),
-            policies=options.policies,
+            bots=options.policies,
             seed=options.seed,
         )
         placement = {"resources": {HEAD: 0.001}} if cluster is not None else {}
