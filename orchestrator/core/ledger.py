@@ -293,13 +293,6 @@ class Ledger:
     def total(self) -> int:
         return sum(self._balances.values())
 
-    def live_entry(self, player: str) -> EntryPaid | None:
-        """The player's latest entry if it is paid and not settled."""
-        for entry in reversed(self._entries):
-            if entry.player == player:
-                return entry if entry.status is EntryStatus.PAID else None
-        return None
-
     def snapshot(self) -> LedgerSnapshot:
         return LedgerSnapshot(
             balances=tuple(sorted(self._balances.items())),
