@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orchestrator.core.blinds import first_blinds, next_blinds
-from orchestrator.core.config import load_config, parse_config
+from orchestrator.core.config_toml import load_config, parse_config
 from orchestrator.core.levels import blind_level, level_due
 from orchestrator.core.payouts import default_percentages, payouts
 from orchestrator.core.places import Busted, place_eliminated

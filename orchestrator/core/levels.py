@@ -11,7 +11,7 @@ def blind_level(config: TournamentConfig, level: int) -> BlindLevel:
     """Level `level` (1-based). Past the end of the schedule blinds keep doubling ("and so
     on", RB-5), so a simulated tournament always finishes.
 
-    >>> from orchestrator.core.config import parse_config
+    >>> from orchestrator.core.config_toml import parse_config
     >>> cfg = parse_config({"tournament": {}, "levels": {"blinds": [[10, 20], [20, 40, 5]]}})
     >>> blind_level(cfg, 2)
     BlindLevel(small_blind=20, big_blind=40, ante=5)

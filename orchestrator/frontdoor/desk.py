@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orchestrator.core.config import TournamentConfig, config_from_text
+from orchestrator.core.config import TournamentConfig
+from orchestrator.core.config_toml import config_from_text
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.registration import (
     Rankings,
