@@ -45,13 +45,8 @@ from orchestrator.core.events import (
     RollForwardPaid,
     TournamentCancelled,
 )
-from orchestrator.core.ledger import (
-    BASIS_POINTS,
-    Ledger,
-    LedgerSnapshot,
-    Posting,
-    posting_event,
-)
+from orchestrator.core.ledger import BASIS_POINTS, Ledger
+from orchestrator.core.ledger_records import LedgerSnapshot, Posting, posting_event
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange, skill_level
 from orchestrator.errors import (
     AlreadyRegisteredError,
