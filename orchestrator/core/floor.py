@@ -86,7 +86,6 @@ class TableFloor:
         self._seating = SeatMap(
             tables, max_per_table=max_per_table, big_blinds=blinds, sitting_out=sitting_out
         )
-        self._policy: BalancingPolicy = policy
         self._balancer = balancer_for(policy)
         self._eliminated: set[str] = set()
         opened = sorted(tables)
@@ -123,10 +122,6 @@ class TableFloor:
         return self._seating.max_per_table
 
     @property
-    def policy(self) -> BalancingPolicy:
-        return self._policy
-
-    @property
     def active(self) -> int:
         """Players not eliminated (all seated somewhere)."""
         return self._seating.active
@@ -154,11 +149,6 @@ class TableFloor:
         """FO-4: the seats `table` is waiting to have filled, next to be filled first."""
         self._open(table)
         return self._balancer.pending_requests(self._seating, table)
-
-    def sitting_out(self, table: int) -> frozenset[str]:
-        """The players of `table` sitting out, as its last report (or the seating) said."""
-        self._open(table)
-        return self._seating.sitting_out(table)
 
     # ---------------------------------------------------------------- the boundary
 

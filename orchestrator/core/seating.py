@@ -180,9 +180,6 @@ class SeatMap:
         """The big blind seat of the last hand `table` reported (1 before its first hand)."""
         return self._bb.get(table, 1)
 
-    def sitting_out(self, table: int) -> frozenset[str]:
-        return frozenset(self._out[table])
-
     def empty_seats(self, table: int) -> list[int]:
         seats = self._seats[table]
         return [s for s in range(1, self._max + 1) if s not in seats]
