@@ -73,7 +73,10 @@ def is_short(players: int, seats: int) -> bool:
 
 
 class Balancer(Protocol):
-    """One policy's decisions at the boundary of `table`, after its report is applied."""
+    """What a policy decides at the boundary of `table`, once the floor has applied the table's
+    report. It changes the shared `SeatMap` only through its moves; what it must remember
+    between boundaries (the FO-4 requests) it keeps itself. The STEP numbers are those of
+    `TableFloor.after_hand`."""
 
     def seat_freed(self, table: int, seat: int) -> None:
         """A player eliminated at `table` left `seat` (STEP 2)."""
