@@ -227,7 +227,7 @@ class Hand:
         self.board: tuple[int, ...] = ()
         self.events: list[HandEvent] = []
         self.street = Street.PREFLOP
-        self._street_minimum = setup.big_blind
+        self._street_minimum = setup.big_blind  # HE-4/HE-5: the smallest full bet this street
         self.actor_position: int | None = None
         self._current = 0
         self._increment = 0  # largest bet/raise increment this street (pokerkit's notion)
@@ -271,11 +271,6 @@ class Hand:
 
     def hole_cards(self, seat: int) -> tuple[int, int]:
         return self.hole[self._position(seat)]
-
-    @property
-    def street_minimum(self) -> int:
-        """HE-4/HE-5: the smallest full bet this street (big blind; big bet on turn and river)."""
-        return self._street_minimum
 
     def legal_actions(self) -> LegalActions:
         i = self._require_actor_position()

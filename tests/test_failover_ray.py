@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import RedisServer, free_port
 
-from orchestrator.core.config import parse_config
+from orchestrator.core.config_toml import parse_config
 from orchestrator.shell.driver import RunOptions, deck_service, run_tournament
 from orchestrator.shell.store import open_store
 from orchestrator.views.audit import audit_run

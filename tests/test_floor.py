@@ -8,7 +8,9 @@ from collections import Counter
 
 import pytest
 
-from orchestrator.core.floor import BoundaryDecision, Policy, TableFloor, is_short, position
+from orchestrator.core.balancing import BalancingPolicy, is_short
+from orchestrator.core.floor import BoundaryDecision, TableFloor
+from orchestrator.core.seating import position
 from orchestrator.errors import (
     FloorError,
     InvalidReportError,
@@ -28,6 +30,11 @@ def sizes(floor: TableFloor) -> list[int]:
     return sorted(len(seats) for seats in floor.tables.values())
 
 
+def seated(floor: TableFloor) -> set[str]:
+    """Every player with a seat (reserved seats included): the players not eliminated."""
+    return {player for seats in floor.tables.values() for player in seats.values()}
+
+
 def table_with(floor: TableFloor, count: int) -> int:
     return min(t for t, seats in floor.tables.items() if len(seats) == count)
 
@@ -37,7 +44,7 @@ def eliminate(
 ) -> BoundaryDecision:
     """Table `table` finishes a hand in which k of its players (chosen by rng) bust."""
     gone = rng.sample(sorted(floor.tables[table].values()), k)
-    return floor.hand_finished(table, eliminated=gone, big_blind_seat=bb, rng=rng)
+    return floor.after_hand(table, eliminated=gone, big_blind_seat=bb, rng=rng)
 
 
 def settle(floor: TableFloor, rng: random.Random) -> None:
@@ -48,7 +55,7 @@ def settle(floor: TableFloor, rng: random.Random) -> None:
         for table in rng.sample(sorted(floor.tables), len(floor.tables)):
             if table in floor.tables:
                 bb = rng.randint(1, floor.max_per_table)
-                decision = floor.hand_finished(table, eliminated=[], big_blind_seat=bb, rng=rng)
+                decision = floor.after_hand(table, eliminated=[], big_blind_seat=bb, rng=rng)
                 moved = moved or bool(decision.moves)
 
 
@@ -123,7 +130,7 @@ def test_fo6_walkthrough_180_players_to_the_final_table() -> None:
     assert decision == BoundaryDecision(moves=(), closed=False, final_table=None)
     assert sizes(floor) == [8] + [10] * 17
     # ... who comes from the 10-table that finishes its hand first: two 9s, sixteen 10s.
-    decision = floor.hand_finished(7, eliminated=[], big_blind_seat=2, rng=rng)
+    decision = floor.after_hand(7, eliminated=[], big_blind_seat=2, rng=rng)
     assert len(decision.moves) == 1
     move = decision.moves[0]
     assert (move.from_table, move.to_table, move.reason) == (7, short, "balance")
@@ -146,7 +153,7 @@ def test_fo6_walkthrough_180_players_to_the_final_table() -> None:
     decision = eliminate(floor, critical_table, 1, rng)
     assert decision.closed
     assert critical_table not in floor.tables
-    assert {m.player for m in decision.moves} == {p for p in players if not floor.is_eliminated(p)}
+    assert {m.player for m in decision.moves} == players & seated(floor)
     assert len(decision.moves) == 8
     assert all(m.reason == "close" and m.from_table == critical_table for m in decision.moves)
     assert sizes(floor) == [10] * 17
@@ -188,7 +195,7 @@ def test_fo6_critical_player_at_a_full_table_closes_it_into_the_nine_short_table
 
 def fo4_floor() -> TableFloor:
     # Three full 6-seat tables; table 1 then loses two players in one hand.
-    return TableFloor.from_tables(
+    return TableFloor(
         seating({1: [1, 2, 3, 4, 5, 6], 2: [1, 2, 3, 4, 5, 6], 3: [1, 2, 3, 4, 5, 6]}),
         max_per_table=6,
         policy="equilibrium",
@@ -201,12 +208,12 @@ def test_fo4_moved_player_has_the_eliminated_players_position_and_takes_the_seat
 ) -> None:
     floor, rng = fo4_floor(), random.Random(4)
     # Big blind at seat 2: seat 3 is position 1, seat 5 position 3 (5 was eliminated last).
-    decision = floor.hand_finished(1, eliminated=["t1s3", "t1s5"], big_blind_seat=2, rng=rng)
+    decision = floor.after_hand(1, eliminated=["t1s3", "t1s5"], big_blind_seat=2, rng=rng)
     assert decision.moves == ()
     assert floor.pending_requests(1) == (5, 3)
     # Tables 2 and 3 are equally full: the first to finish its hand sends. Its big blind was
     # seat 6, so position 3 is seat 3 (6 + 3 = 9 = seat 3 on a 6-seat table).
-    decision = floor.hand_finished(first, eliminated=[], big_blind_seat=6, rng=rng)
+    decision = floor.after_hand(first, eliminated=[], big_blind_seat=6, rng=rng)
     [move] = decision.moves
     assert move.player == f"t{first}s3"
     assert (move.from_table, move.from_seat, move.to_table, move.to_seat) == (first, 3, 1, 5)
@@ -214,7 +221,7 @@ def test_fo4_moved_player_has_the_eliminated_players_position_and_takes_the_seat
     assert floor.table_of(move.player) == (1, 5)
     assert floor.pending_requests(1) == ()  # 5, 5, 6: balanced, table 1 waits no more
     other = 5 - first
-    assert floor.hand_finished(other, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+    assert floor.after_hand(other, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
     assert sizes(floor) == [5, 5, 6]
 
 
@@ -225,10 +232,10 @@ def test_fo4_nearest_position_when_that_position_is_empty() -> None:
     spec = {1: [1, 2, 3, 4, 5, 6], 2: [2, 3, 4, 5, 6], 3: [1, 2, 3, 4, 5]}
     picked = set()
     for seed in range(20):
-        floor = TableFloor.from_tables(seating(spec), max_per_table=6, policy="equilibrium")
+        floor = TableFloor(seating(spec), max_per_table=6, policy="equilibrium")
         rng = random.Random(seed)
-        floor.hand_finished(1, eliminated=["t1s6", "t1s5", "t1s3"], big_blind_seat=2, rng=rng)
-        [move] = floor.hand_finished(2, eliminated=[], big_blind_seat=6, rng=rng).moves
+        floor.after_hand(1, eliminated=["t1s6", "t1s5", "t1s3"], big_blind_seat=2, rng=rng)
+        [move] = floor.after_hand(2, eliminated=[], big_blind_seat=6, rng=rng).moves
         assert (move.to_table, move.to_seat) == (1, 3)
         picked.add(move.from_seat)
     assert picked == {2, 6}
@@ -236,15 +243,15 @@ def test_fo4_nearest_position_when_that_position_is_empty() -> None:
 
 def test_fo4_only_a_fullest_table_sends() -> None:
     # 6, 5, 4 on 6 seats: the 5-table is not the fullest, so it sends nothing; the 6-table does.
-    floor = TableFloor.from_tables(
+    floor = TableFloor(
         seating({1: [1, 2, 3, 4, 5, 6], 2: [1, 2, 3, 4, 5], 3: [1, 2, 3, 4, 5, 6]}),
         max_per_table=6,
         policy="equilibrium",
     )
     rng = random.Random(0)
-    floor.hand_finished(3, eliminated=["t3s1", "t3s2"], big_blind_seat=1, rng=rng)
-    assert floor.hand_finished(2, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
-    [move] = floor.hand_finished(1, eliminated=[], big_blind_seat=1, rng=rng).moves
+    floor.after_hand(3, eliminated=["t3s1", "t3s2"], big_blind_seat=1, rng=rng)
+    assert floor.after_hand(2, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+    [move] = floor.after_hand(1, eliminated=[], big_blind_seat=1, rng=rng).moves
     assert (move.from_table, move.to_table) == (1, 3)
     assert sizes(floor) == [5, 5, 5]
 
@@ -252,14 +259,14 @@ def test_fo4_only_a_fullest_table_sends() -> None:
 def test_fo2_one_table_sends_several_while_it_stays_the_fullest() -> None:
     # 10, 7, 7 on 10 seats; table 2 loses one (10, 6, 7): table 1 stays the fullest after
     # sending one (9, 7, 7), so it sends a second (8, 8, 7).
-    floor = TableFloor.from_tables(
+    floor = TableFloor(
         seating({1: list(range(1, 11)), 2: list(range(1, 8)), 3: list(range(1, 8))}),
         max_per_table=10,
         policy="equilibrium",
     )
     rng = random.Random(0)
-    assert floor.hand_finished(2, eliminated=["t2s1"], big_blind_seat=1, rng=rng).moves == ()
-    decision = floor.hand_finished(1, eliminated=[], big_blind_seat=1, rng=rng)
+    assert floor.after_hand(2, eliminated=["t2s1"], big_blind_seat=1, rng=rng).moves == ()
+    decision = floor.after_hand(1, eliminated=[], big_blind_seat=1, rng=rng)
     assert len(decision.moves) == 2
     assert all(m.from_table == 1 for m in decision.moves)
     assert sizes(floor) == [7, 8, 8]
@@ -291,7 +298,7 @@ def test_fo5_closing_assignment_minimises_total_position_change(seed: int) -> No
     seats_1 = sorted(rng.sample(range(1, m + 1), 5))
     seats_2 = sorted(rng.sample(range(1, m + 1), 6))
     seats_3 = sorted(rng.sample(range(1, m + 1), 6))
-    floor = TableFloor.from_tables(
+    floor = TableFloor(
         seating({1: seats_1, 2: seats_2, 3: seats_3}),
         max_per_table=m,
         policy="equilibrium",
@@ -301,10 +308,13 @@ def test_fo5_closing_assignment_minimises_total_position_change(seed: int) -> No
     leaving = {s: f"t1s{s}" for s in seats_1[1:]}
     open_seats = [(t, s) for t in (2, 3) for s in range(1, m + 1) if s not in floor.tables[t]]
     best = brute_force_cost(floor, leaving, old_bb, open_seats)
-    decision = floor.hand_finished(1, eliminated=[bust], big_blind_seat=old_bb, rng=rng)
+    decision = floor.after_hand(1, eliminated=[bust], big_blind_seat=old_bb, rng=rng)
     assert decision.closed and {m.player for m in decision.moves} == set(leaving.values())
     got = sum(
-        abs(position(mv.from_seat, old_bb, m) - floor.position_of(mv.player))
+        abs(
+            position(mv.from_seat, old_bb, m)
+            - position(mv.to_seat, floor.big_blind_seat(mv.to_table), m)
+        )
         for mv in decision.moves
     )
     assert got == best
@@ -314,15 +324,15 @@ def test_fo5_closing_assignment_minimises_total_position_change(seed: int) -> No
 def test_fo5_more_open_seats_than_players_keeps_the_rest_balanced() -> None:
     # 4, 4, 3 on 4 seats (11): table 1 loses two (9 -> 3 tables still), then table 3 loses
     # two more (7 players: 2 tables) and closes: its player goes to the emptier table.
-    floor = TableFloor.from_tables(
+    floor = TableFloor(
         seating({1: [1, 2, 3, 4], 2: [1, 2, 3, 4], 3: [1, 2, 3]}),
         max_per_table=4,
         policy="equilibrium",
     )
     rng = random.Random(5)
-    floor.hand_finished(1, eliminated=["t1s1", "t1s2"], big_blind_seat=1, rng=rng)  # 2, 4, 3
+    floor.after_hand(1, eliminated=["t1s1", "t1s2"], big_blind_seat=1, rng=rng)  # 2, 4, 3
     assert sizes(floor) == [2, 3, 4]
-    decision = floor.hand_finished(3, eliminated=["t3s1", "t3s2"], big_blind_seat=1, rng=rng)
+    decision = floor.after_hand(3, eliminated=["t3s1", "t3s2"], big_blind_seat=1, rng=rng)
     assert decision.closed
     [move] = decision.moves
     assert move.to_table == 1
@@ -337,13 +347,13 @@ def close1_floor() -> TableFloor:
     tables = seating({1: list(range(1, 8)), 2: list(range(1, 9)), 3: list(range(1, 8))})
     tables[4] = {s: f"t4s{s}" for s in range(1, 9)}
     out = ["t1s1", *(f"t2s{s}" for s in range(1, 7)), "t3s1", "t3s2"]
-    return TableFloor.from_tables(tables, max_per_table=10, policy="threshold", sitting_out=out)
+    return TableFloor(tables, max_per_table=10, policy="threshold", sitting_out=out)
 
 
 def test_close1_example_table_2_closes_into_3_3_2() -> None:
     floor, rng = close1_floor(), random.Random(1)
     out = [f"t2s{s}" for s in range(1, 7)]
-    decision = floor.hand_finished(2, eliminated=[], big_blind_seat=3, sitting_out=out, rng=rng)
+    decision = floor.after_hand(2, eliminated=[], big_blind_seat=3, sitting_out=out, rng=rng)
     assert decision.closed
     assert len(decision.moves) == 8
     assert {m.player for m in decision.moves} == {f"t2s{s}" for s in range(1, 9)}
@@ -355,21 +365,21 @@ def test_close1_example_table_2_closes_into_3_3_2() -> None:
 def test_close1_only_the_table_with_fewest_active_players_closes() -> None:
     floor, rng = close1_floor(), random.Random(1)
     for table, out in ((1, ["t1s1"]), (3, ["t3s1", "t3s2"]), (4, [])):
-        decision = floor.hand_finished(
+        decision = floor.after_hand(
             table, eliminated=[], big_blind_seat=1, sitting_out=out, rng=rng
         )
         assert decision == BoundaryDecision(moves=(), closed=False, final_table=None)
 
 
 def test_close1_not_enough_open_seats_elsewhere() -> None:
-    floor = TableFloor.from_tables(
+    floor = TableFloor(
         seating({1: list(range(1, 9)), 2: list(range(1, 10))}),
         max_per_table=10,
         policy="threshold",
         sitting_out=["t2s1", "t2s2", "t2s3", "t2s4"],
     )
     # Table 2 has the fewest active (5) but 9 seated and only 2 open seats elsewhere.
-    decision = floor.hand_finished(
+    decision = floor.after_hand(
         2,
         eliminated=[],
         big_blind_seat=1,
@@ -380,12 +390,12 @@ def test_close1_not_enough_open_seats_elsewhere() -> None:
 
 
 def test_close1_threshold_final_table_forms() -> None:
-    floor = TableFloor.from_tables(
+    floor = TableFloor(
         seating({1: [1, 2, 3, 4, 5], 2: [1, 2, 3, 4, 5, 6]}), max_per_table=10, policy="threshold"
     )
     rng = random.Random(0)
-    assert not floor.hand_finished(2, eliminated=[], big_blind_seat=1, rng=rng).closed
-    decision = floor.hand_finished(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng)
+    assert not floor.after_hand(2, eliminated=[], big_blind_seat=1, rng=rng).closed
+    decision = floor.after_hand(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng)
     assert decision.closed and decision.final_table == 2 == floor.final_table
     assert sizes(floor) == [10]
 
@@ -398,7 +408,7 @@ def test_close1_threshold_final_table_forms() -> None:
 )
 def test_bal1_short_below_70_percent(seats: int, players: int, short: bool) -> None:
     assert is_short(players, seats) is short
-    floor = TableFloor.from_tables(
+    floor = TableFloor(
         seating(
             {
                 1: list(range(1, seats + 1)),
@@ -410,37 +420,37 @@ def test_bal1_short_below_70_percent(seats: int, players: int, short: bool) -> N
         policy="threshold",
     )
     rng = random.Random(0)
-    decision = floor.hand_finished(1, eliminated=[], big_blind_seat=1, rng=rng)
+    decision = floor.after_hand(1, eliminated=[], big_blind_seat=1, rng=rng)
     assert not decision.closed
     if short:
         [move] = decision.moves
         assert (move.from_table, move.to_table, move.reason) == (1, 3, "balance")
         assert floor.tables[3][move.to_seat] == move.player
         # The short table is no longer short: the other full table sends nothing.
-        assert floor.hand_finished(2, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+        assert floor.after_hand(2, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
     else:
         assert decision.moves == ()
 
 
 def test_bal1_waits_while_a_table_can_close() -> None:
-    floor = TableFloor.from_tables(
+    floor = TableFloor(
         seating({1: list(range(1, 11)), 2: [1, 2, 3, 4, 5], 3: [1, 2, 3]}),
         max_per_table=10,
         policy="threshold",
     )
     rng = random.Random(0)
-    assert floor.hand_finished(1, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
-    decision = floor.hand_finished(3, eliminated=[], big_blind_seat=1, rng=rng)
+    assert floor.after_hand(1, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+    decision = floor.after_hand(3, eliminated=[], big_blind_seat=1, rng=rng)
     assert decision.closed and {m.to_table for m in decision.moves} == {2}
 
 
 def test_bal1_no_swap_between_two_short_tables() -> None:
-    floor = TableFloor.from_tables(
+    floor = TableFloor(
         seating({1: list(range(1, 7)), 2: [1, 2, 3, 4, 5]}), max_per_table=10, policy="threshold"
     )
     rng = random.Random(0)
     for table in (1, 2, 1, 2):
-        assert floor.hand_finished(table, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+        assert floor.after_hand(table, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
 
 
 # ------------------------------------------------------------------ errors
@@ -456,14 +466,14 @@ def snapshot(floor: TableFloor) -> tuple[object, ...]:
 
 
 @pytest.mark.parametrize("policy", ["equilibrium", "threshold"])
-def test_bad_reports_raise_typed_errors_and_change_nothing(policy: Policy) -> None:
-    floor = TableFloor.from_tables(
+def test_bad_reports_raise_typed_errors_and_change_nothing(policy: BalancingPolicy) -> None:
+    floor = TableFloor(
         seating({1: [1, 2, 3, 4], 2: [1, 2, 3, 4], 3: [1, 2, 4]}),
         max_per_table=4,
         policy=policy,
     )
     rng = random.Random(0)
-    floor.hand_finished(1, eliminated=["t1s1"], big_blind_seat=2, rng=rng)
+    floor.after_hand(1, eliminated=["t1s1"], big_blind_seat=2, rng=rng)
     before = snapshot(floor)
     cases: list[tuple[type[FloorError], int, list[str], int]] = [
         (UnknownTableError, 9, [], 1),
@@ -477,10 +487,10 @@ def test_bad_reports_raise_typed_errors_and_change_nothing(policy: Policy) -> No
     ]
     for error, table, gone, bb in cases:
         with pytest.raises(error):
-            floor.hand_finished(table, eliminated=gone, big_blind_seat=bb, rng=rng)
+            floor.after_hand(table, eliminated=gone, big_blind_seat=bb, rng=rng)
         assert snapshot(floor) == before
     with pytest.raises(UnknownPlayerError):
-        floor.hand_finished(2, eliminated=[], big_blind_seat=1, sitting_out=["ghost"], rng=rng)
+        floor.after_hand(2, eliminated=[], big_blind_seat=1, sitting_out=["ghost"], rng=rng)
     assert snapshot(floor) == before
     with pytest.raises(PlayerEliminatedError):
         floor.table_of("t1s1")
@@ -490,20 +500,20 @@ def test_bad_reports_raise_typed_errors_and_change_nothing(policy: Policy) -> No
 
 
 def test_a_closed_table_is_unknown() -> None:
-    floor = TableFloor.from_tables(
-        seating({1: [1, 2], 2: [1, 2, 3]}), max_per_table=4, policy="equilibrium"
-    )
+    floor = TableFloor(seating({1: [1, 2], 2: [1, 2, 3]}), max_per_table=4, policy="equilibrium")
     rng = random.Random(0)
-    assert floor.hand_finished(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng).closed
+    assert floor.after_hand(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng).closed
     with pytest.raises(UnknownTableError):
-        floor.hand_finished(1, eliminated=[], big_blind_seat=1, rng=rng)
+        floor.after_hand(1, eliminated=[], big_blind_seat=1, rng=rng)
 
 
 # ------------------------------------------------------------------ scale
 
 
 @pytest.mark.parametrize("policy", ["equilibrium", "threshold"])
-def test_a_10000_player_floor_stays_balanced_down_to_half_the_field(policy: Policy) -> None:
+def test_a_10000_player_floor_stays_balanced_down_to_half_the_field(
+    policy: BalancingPolicy,
+) -> None:
     """Speed is `mtt bench tournament`'s to measure (report CPU time, docs/BENCHMARKS.md);
     this checks the floor at 1,000 tables keeps FO-3 and BAL-1 report after report."""
     rng = random.Random(10_000)
@@ -513,7 +523,7 @@ def test_a_10000_player_floor_stays_balanced_down_to_half_the_field(policy: Poli
         table = rng.choice(list(floor.tables))
         seats = floor.tables[table]
         gone = rng.sample(list(seats.values()), rng.choice((0, 0, 0, 1, 1, 2)) % len(seats))
-        floor.hand_finished(table, eliminated=gone, big_blind_seat=rng.randint(1, 10), rng=rng)
+        floor.after_hand(table, eliminated=gone, big_blind_seat=rng.randint(1, 10), rng=rng)
     sizes = [len(seats) for seats in floor.tables.values()]
     assert len(floor.tables) == -(-floor.active // 10)  # FO-3: the fewest tables
     assert max(sizes) - min(sizes) <= 2

@@ -11,13 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.core.ledger import (
+from orchestrator.core.ledger import Ledger, cancellation_charge
+from orchestrator.core.ledger_records import (
     OPERATOR,
     POOL,
     EntryStatus,
-    Ledger,
     Reason,
-    cancellation_charge,
     player_account,
     posting_event,
 )

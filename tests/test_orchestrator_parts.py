@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orchestrator.core.blinds import first_blinds, next_blinds
-from orchestrator.core.config import load_config, parse_config
+from orchestrator.core.config_toml import load_config, parse_config
 from orchestrator.core.levels import blind_level, level_due
 from orchestrator.core.payouts import default_percentages, payouts
 from orchestrator.core.places import Busted, place_eliminated
@@ -82,7 +82,10 @@ def test_levels_by_hands_count_hands_per_table_and_by_minutes_exclude_breaks() -
     args = {"level_started_at": 0.0, "hands_this_level": 0, "tables_at_level_start": 1}
     assert not level_due(by_time, now=599.0, **args)
     assert level_due(by_time, now=600.0, **args)
-    assert not level_due(by_time, now=900.0, paused_seconds=600.0, **args)
+    # A 600 s pause moves the level's start on by 600 s: 300 s of play at 900 s.
+    paused = {**args, "level_started_at": 600.0}
+    assert not level_due(by_time, now=900.0, **paused)
+    assert level_due(by_time, now=1200.0, **paused)
 
 
 def test_elim1_more_chips_at_hand_start_places_better() -> None:

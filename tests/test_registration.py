@@ -22,17 +22,15 @@ from orchestrator.core.events import (
     TournamentCancelled,
 )
 from orchestrator.core.ledger import Ledger
-from orchestrator.core.registration import (
+from orchestrator.core.rankings import (
     STARTING_RANKING,
     Rankings,
-    Registration,
-    RegistrationRules,
-    RegistrationState,
     SkillLevel,
     SkillRange,
     ranking_change,
     skill_level,
 )
+from orchestrator.core.registration import Registration, RegistrationRules, RegistrationState
 from orchestrator.errors import (
     AlreadyRegisteredError,
     InsufficientFundsError,

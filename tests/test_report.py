@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from orchestrator.core.config import parse_config
+from orchestrator.core.config_toml import parse_config
 from orchestrator.errors import UnreadableRun
 from orchestrator.shell.driver import RunOptions, run_tournament
 from orchestrator.views.audit import PhhSection

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tournament_checks import check_log
 
-from orchestrator.core.config import load_config, parse_config
+from orchestrator.core.config_toml import load_config, parse_config
 from orchestrator.shell.driver import RunOptions, run_tournament
 from orchestrator.views.audit import (
     audit_hands,

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tournament_checks import check_log, opened_tables
 
-from orchestrator.core.config import TournamentConfig, parse_config
+from orchestrator.core.config import TournamentConfig
+from orchestrator.core.config_toml import parse_config
 from orchestrator.core.events import Event
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import ConfigError, ReportError, SanctionError, TournamentStateError

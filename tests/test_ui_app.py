@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from orchestrator.core.config import parse_config
+from orchestrator.core.config_toml import parse_config
 from orchestrator.errors import TournamentStateError, UiServerError
 from orchestrator.views.live import EventFileSource, create_app, serve_ui
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import doctest
 from typing import Any
 
-from orchestrator.core.config import parse_config
+from orchestrator.core.config_toml import parse_config
 from orchestrator.core.payouts import prize_table
 from orchestrator.views.live import lobby as lobby_module
 from orchestrator.views.live.lobby import Lobby

@@ -61,7 +61,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _bench_view(args: argparse.Namespace) -> int:
-    from orchestrator.core.config import parse_config
+    from orchestrator.core.config_toml import parse_config
     from orchestrator.views.audit import read_events
     from orchestrator.views.live.app import LiveLobby
     from orchestrator.views.live.lobby import Lobby

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orchestrator.cli.args import port_number, positive_int, print_figures
-from orchestrator.core.config import load_config
+from orchestrator.core.config_toml import load_config
 from orchestrator.errors import ConfigError, OrchestratorError
 
 if TYPE_CHECKING:
@@ -361,7 +361,7 @@ def _bench_metrics(args: argparse.Namespace) -> int:
 
 
 def _bench_failover(args: argparse.Namespace) -> int:
-    from orchestrator.core.config import parse_config
+    from orchestrator.core.config_toml import parse_config
     from orchestrator.shell.drill import drill, summary
 
     config = parse_config(

@@ -6,7 +6,7 @@ posting moves a positive amount from one account to another, so the total of all
 always the total opened: `check()` verifies it, and no account is ever below zero (a player
 cannot pay with money they do not have, the pool cannot pay more than it holds, the operator
 cannot give back commission it never took). Every posting is kept: who, from which account to
-which, how much, why (with the rule ID), when.
+which, how much, why (with the rule ID), when (the records: `orchestrator.core.ledger_records`).
 
 The movements and their rules:
 
@@ -46,11 +46,22 @@ refused operation raises a `LedgerError` and changes nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Literal
 
-from orchestrator.core.events import LedgerPosted
+from orchestrator.core.ledger_records import (
+    OPERATOR,
+    POOL,
+    Account,
+    EntryPaid,
+    EntryRefund,
+    EntryStatus,
+    LedgerSnapshot,
+    Opening,
+    Posting,
+    Reason,
+    RollForward,
+    RollForwardShare,
+    player_account,
+)
 from orchestrator.errors import (
     AccountExistsError,
     InsufficientFundsError,
@@ -60,157 +71,9 @@ from orchestrator.errors import (
     UnknownAccountError,
 )
 
-__all__ = [
-    "BASIS_POINTS",
-    "OPERATOR",
-    "POOL",
-    "Account",
-    "EntryPaid",
-    "EntryRefund",
-    "EntryStatus",
-    "Ledger",
-    "LedgerSnapshot",
-    "Opening",
-    "Posting",
-    "Reason",
-    "RollForward",
-    "RollForwardShare",
-    "cancellation_charge",
-    "player_account",
-    "posting_event",
-]
+__all__ = ["BASIS_POINTS", "Ledger", "cancellation_charge"]
 
 BASIS_POINTS = 10_000  # 100% (percentages are whole basis points, as in payouts.py)
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Account:
-    kind: Literal["player", "pool", "operator"]
-    player: str = ""
-
-    def __str__(self) -> str:
-        return f"player:{self.player}" if self.kind == "player" else self.kind
-
-
-POOL = Account("pool")
-OPERATOR = Account("operator")
-
-
-def player_account(player: str) -> Account:
-    return Account("player", player)
-
-
-class Reason(StrEnum):
-    """Why money moved; `RULES[reason]` is the rule it implements."""
-
-    BUY_IN = "buy_in"
-    FEE = "fee"
-    REFUND_BUY_IN = "refund_buy_in"
-    REFUND_FEE = "refund_fee"
-    CANCELLATION_CHARGE = "cancellation_charge"
-    CANCEL_BUY_IN = "cancel_buy_in"
-    CANCEL_FEE = "cancel_fee"
-    PRIZE = "prize"
-    ROLL_FORWARD_FEE = "roll_forward_fee"
-    ROLL_FORWARD_EQUAL = "roll_forward_equal"
-    ROLL_FORWARD_CHIPS = "roll_forward_chips"
-
-    @property
-    def rule(self) -> str:
-        return _RULES[self]
-
-
-_RULES = {
-    Reason.BUY_IN: "REG-1",
-    Reason.FEE: "REG-1",
-    Reason.REFUND_BUY_IN: "REG-2",
-    Reason.REFUND_FEE: "REG-2",
-    Reason.CANCELLATION_CHARGE: "REG-2",
-    Reason.CANCEL_BUY_IN: "CRASH-1",
-    Reason.CANCEL_FEE: "CRASH-1",
-    Reason.PRIZE: "PRIZE",
-    Reason.ROLL_FORWARD_FEE: "CRASH-2",
-    Reason.ROLL_FORWARD_EQUAL: "CRASH-2",
-    Reason.ROLL_FORWARD_CHIPS: "CRASH-2",
-}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Posting:
-    """One movement: `amount` cents (> 0) from `source` to `target`, concerning `player`."""
-
-    number: int
-    player: str
-    source: Account
-    target: Account
-    amount: int
-    reason: Reason
-    at: float
-
-    @property
-    def rule(self) -> str:
-        return self.reason.rule
-
-
-@dataclass(frozen=True, slots=True)
-class Opening:
-    """Money brought under the ledger: a player's account opened with `balance` cents."""
-
-    player: str
-    balance: int
-    at: float
-
-
-class EntryStatus(StrEnum):
-    PAID = "paid"  # its buy-in is in the pool
-    REFUNDED = "refunded"  # REG-2 or CRASH-1
-    ROLLED_FORWARD = "rolled_forward"  # CRASH-2 settled it
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EntryPaid:
-    player: str
-    number: int  # 1 = first entry, 2.. = re-entries
-    buy_in: int
-    fee: int
-    status: EntryStatus = EntryStatus.PAID
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EntryRefund:
-    """REG-2: `refund` = buy-in + fee - `charge`, net to the player."""
-
-    player: str
-    refund: int
-    charge: int
-    postings: tuple[Posting, ...]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RollForwardShare:
-    player: str
-    chips: int
-    fee: int
-    equal_share: int
-    chip_share: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RollForward:
-    """CRASH-2: what each player still in received, and the postings."""
-
-    shares: tuple[RollForwardShare, ...]
-    postings: tuple[Posting, ...]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LedgerSnapshot:
-    """Everything the ledger holds, comparable with ==, e.g. before and after a refusal."""
-
-    balances: tuple[tuple[Account, int], ...]
-    openings: tuple[Opening, ...]
-    entries: tuple[EntryPaid, ...]
-    postings: tuple[Posting, ...]
 
 
 def cancellation_charge(entry: int, basis_points: int) -> int:
@@ -222,17 +85,6 @@ def cancellation_charge(entry: int, basis_points: int) -> int:
     _cents(entry, "entry")
     _basis_points(basis_points)
     return entry * basis_points // BASIS_POINTS
-
-
-def posting_event(posting: Posting) -> LedgerPosted:
-    """The `ledger_posted` event that puts this posting in the tournament's log."""
-    return LedgerPosted(
-        posting=posting.number,
-        source=str(posting.source),
-        target=str(posting.target),
-        amount=posting.amount,
-        reason=posting.reason.value,
-    )
 
 
 def _cents(amount: object, what: str) -> int:
@@ -292,13 +144,6 @@ class Ledger:
 
     def total(self) -> int:
         return sum(self._balances.values())
-
-    def live_entry(self, player: str) -> EntryPaid | None:
-        """The player's latest entry if it is paid and not settled."""
-        for entry in reversed(self._entries):
-            if entry.player == player:
-                return entry if entry.status is EntryStatus.PAID else None
-        return None
 
     def snapshot(self) -> LedgerSnapshot:
         return LedgerSnapshot(

@@ -11,7 +11,7 @@ def blind_level(config: TournamentConfig, level: int) -> BlindLevel:
     """Level `level` (1-based). Past the end of the schedule blinds keep doubling ("and so
     on", RB-5), so a simulated tournament always finishes.
 
-    >>> from orchestrator.core.config import parse_config
+    >>> from orchestrator.core.config_toml import parse_config
     >>> cfg = parse_config({"tournament": {}, "levels": {"blinds": [[10, 20], [20, 40, 5]]}})
     >>> blind_level(cfg, 2)
     BlindLevel(small_blind=20, big_blind=40, ante=5)
@@ -33,10 +33,10 @@ def level_due(
     hands_this_level: int,
     tables_at_level_start: int,
     now: float,
-    paused_seconds: float = 0.0,
 ) -> bool:
-    """Whether the current level is over: after `length` minutes of play (breaks excluded), or,
-    counted in hands, after `length` hands per table open when the level began."""
+    """Whether the current level is over: after `length` minutes of play, or, counted in hands,
+    after `length` hands per table open when the level began. Breaks and pauses are not play:
+    the caller moves `level_started_at` past them."""
     if config.level_unit == "minutes":
-        return now - level_started_at - paused_seconds >= 60 * config.level_length
+        return now - level_started_at >= 60 * config.level_length
     return hands_this_level >= config.level_length * max(1, tables_at_level_start)

@@ -53,7 +53,7 @@ class PhaseSeating:
     def tables(self) -> Mapping[int, Mapping[int, str]]:
         return self._tables
 
-    def hand_finished(
+    def after_hand(
         self,
         table: int,
         *,
@@ -61,6 +61,7 @@ class PhaseSeating:
         big_blind_seat: int,
         rng: random.Random,
     ) -> BoundaryDecision:
+        """SO-1: the busted players leave the table; nobody moves between tables."""
         seats = self._tables[table]
         gone = set(eliminated)
         for seat in [s for s, player in seats.items() if player in gone]:
@@ -71,3 +72,6 @@ class PhaseSeating:
         """The table is done for this phase: its players (the qualifiers) by seat."""
         seats = self._tables.pop(table)
         return [seats[s] for s in sorted(seats)]
+
+    # alias until tournament.py is rewritten
+    hand_finished = after_hand

@@ -24,15 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orchestrator.core.config import TournamentConfig, config_from_text
+from orchestrator.core.config import TournamentConfig
+from orchestrator.core.config_toml import config_from_text
 from orchestrator.core.ledger import Ledger
-from orchestrator.core.registration import (
-    Rankings,
-    Registration,
-    RegistrationRules,
-    SkillLevel,
-    SkillRange,
-)
+from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
+from orchestrator.core.registration import Registration, RegistrationRules
 from orchestrator.errors import (
     AlreadyRegisteredError,
     ConfigError,

@@ -1,0 +1,173 @@
+"""What the money ledger (`orchestrator.core.ledger`) keeps and returns, as frozen records.
+
+Accounts (a player's, the prize pool, the operator's), the reasons money moves with the rule each
+implements, postings, the entries paid and their status, the results of a refund and of a
+CRASH-2 roll-forward, and a snapshot of the whole ledger; `posting_event` puts a posting in the
+tournament's log. Amounts are integer cents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from orchestrator.core.events import LedgerPosted
+
+__all__ = [
+    "OPERATOR",
+    "POOL",
+    "Account",
+    "EntryPaid",
+    "EntryRefund",
+    "EntryStatus",
+    "LedgerSnapshot",
+    "Opening",
+    "Posting",
+    "Reason",
+    "RollForward",
+    "RollForwardShare",
+    "player_account",
+    "posting_event",
+]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Account:
+    kind: Literal["player", "pool", "operator"]
+    player: str = ""
+
+    def __str__(self) -> str:
+        return f"player:{self.player}" if self.kind == "player" else self.kind
+
+
+POOL = Account("pool")
+OPERATOR = Account("operator")
+
+
+def player_account(player: str) -> Account:
+    return Account("player", player)
+
+
+class Reason(StrEnum):
+    """Why money moved; `RULES[reason]` is the rule it implements."""
+
+    BUY_IN = "buy_in"
+    FEE = "fee"
+    REFUND_BUY_IN = "refund_buy_in"
+    REFUND_FEE = "refund_fee"
+    CANCELLATION_CHARGE = "cancellation_charge"
+    CANCEL_BUY_IN = "cancel_buy_in"
+    CANCEL_FEE = "cancel_fee"
+    PRIZE = "prize"
+    ROLL_FORWARD_FEE = "roll_forward_fee"
+    ROLL_FORWARD_EQUAL = "roll_forward_equal"
+    ROLL_FORWARD_CHIPS = "roll_forward_chips"
+
+    @property
+    def rule(self) -> str:
+        return _RULES[self]
+
+
+_RULES = {
+    Reason.BUY_IN: "REG-1",
+    Reason.FEE: "REG-1",
+    Reason.REFUND_BUY_IN: "REG-2",
+    Reason.REFUND_FEE: "REG-2",
+    Reason.CANCELLATION_CHARGE: "REG-2",
+    Reason.CANCEL_BUY_IN: "CRASH-1",
+    Reason.CANCEL_FEE: "CRASH-1",
+    Reason.PRIZE: "PRIZE",
+    Reason.ROLL_FORWARD_FEE: "CRASH-2",
+    Reason.ROLL_FORWARD_EQUAL: "CRASH-2",
+    Reason.ROLL_FORWARD_CHIPS: "CRASH-2",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Posting:
+    """One movement: `amount` cents (> 0) from `source` to `target`, concerning `player`."""
+
+    number: int
+    player: str
+    source: Account
+    target: Account
+    amount: int
+    reason: Reason
+    at: float
+
+    @property
+    def rule(self) -> str:
+        return self.reason.rule
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """Money brought under the ledger: a player's account opened with `balance` cents."""
+
+    player: str
+    balance: int
+    at: float
+
+
+class EntryStatus(StrEnum):
+    PAID = "paid"  # its buy-in is in the pool
+    REFUNDED = "refunded"  # REG-2 or CRASH-1
+    ROLLED_FORWARD = "rolled_forward"  # CRASH-2 settled it
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EntryPaid:
+    player: str
+    number: int  # 1 = first entry, 2.. = re-entries
+    buy_in: int
+    fee: int
+    status: EntryStatus = EntryStatus.PAID
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EntryRefund:
+    """REG-2: `refund` = buy-in + fee - `charge`, net to the player."""
+
+    player: str
+    refund: int
+    charge: int
+    postings: tuple[Posting, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RollForwardShare:
+    player: str
+    chips: int
+    fee: int
+    equal_share: int
+    chip_share: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RollForward:
+    """CRASH-2: what each player still in received, and the postings."""
+
+    shares: tuple[RollForwardShare, ...]
+    postings: tuple[Posting, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LedgerSnapshot:
+    """Everything the ledger holds, comparable with ==, e.g. before and after a refusal."""
+
+    balances: tuple[tuple[Account, int], ...]
+    openings: tuple[Opening, ...]
+    entries: tuple[EntryPaid, ...]
+    postings: tuple[Posting, ...]
+
+
+def posting_event(posting: Posting) -> LedgerPosted:
+    """The `ledger_posted` event that puts this posting in the tournament's log."""
+    return LedgerPosted(
+        posting=posting.number,
+        source=str(posting.source),
+        target=str(posting.target),
+        amount=posting.amount,
+        reason=posting.reason.value,
+    )

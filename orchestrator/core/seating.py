@@ -1,0 +1,245 @@
+"""Who sits where: the SEAT-1 draw, positions relative to the blinds, and the floor's seat map.
+
+Pure: no Ray, no I/O, no clock; the draw takes its `random.Random` as an argument.
+
+Seats and positions
+    Tables are numbered 1..T, seats 1..max_per_table, clockwise (a seat's left neighbour is the
+    next number, wrapping round). A seat's *position relative to the blinds* (FO-4, FO-5) is its
+    clockwise distance from the big blind of the last hand its table reported::
+
+        position = (seat - big_blind_seat) mod max_per_table
+
+    0 is the big blind, 1 the first to act pre-flop, max_per_table - 1 the seat just right of the
+    big blind (the small blind when that seat is taken). Empty seats count, so a position never
+    changes while nobody moves. A table that has not reported a hand yet counts seat 1 as its
+    big blind.
+
+`SeatMap` is the state the table floor (`orchestrator.core.floor`) and its balancing policies
+(`orchestrator.core.balancing`) share: seat -> player per open table, where each player sits,
+each table's last big blind and sitting-out players, and open tables bucketed by how many
+players they seat, so the fullest and emptiest are found without a scan of every table.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from types import MappingProxyType
+
+__all__ = ["SeatMap", "TableIndex", "draw_tables", "position"]
+
+
+def position(seat: int, big_blind_seat: int, max_per_table: int) -> int:
+    """Clockwise distance of `seat` from the big blind (0 = big blind); see the module doc.
+
+    >>> position(3, 9, 10), position(9, 9, 10), position(8, 9, 10)
+    (4, 0, 9)
+    """
+    return (seat - big_blind_seat) % max_per_table
+
+
+def draw_tables(
+    players: Sequence[str], *, max_per_table: int, rng: random.Random
+) -> dict[int, dict[int, str]]:
+    """SEAT-1: tables = ceil(players / max_per_table), table and seat drawn at random for each
+    player, tables differing by at most 1. Tables numbered 1..T, seats 1..max_per_table.
+
+    >>> tables = draw_tables([f"p{i}" for i in range(7)], max_per_table=4, rng=random.Random(0))
+    >>> sorted(len(seats) for seats in tables.values())
+    [3, 4]
+    """
+    names = list(players)
+    count = -(-len(names) // max_per_table)
+    base, extra = divmod(len(names), count)
+    bigger = set(rng.sample(range(1, count + 1), extra))  # which tables get one more
+    rng.shuffle(names)
+    drawn = iter(names)
+    tables: dict[int, dict[int, str]] = {}
+    for table in range(1, count + 1):
+        size = base + (table in bigger)
+        tables[table] = {
+            s: next(drawn) for s in sorted(rng.sample(range(1, max_per_table + 1), size))
+        }
+    return tables
+
+
+class TableIndex:
+    """Open tables bucketed by a small number (0..max_per_table), so the lowest and highest
+    value are found in O(max_per_table) instead of a scan over every table. `SeatMap` keeps
+    it; the policies only read it."""
+
+    __slots__ = ("_buckets",)
+
+    def __init__(self, top: int) -> None:
+        self._buckets: list[set[int]] = [set() for _ in range(top + 1)]
+
+    def add(self, table: int, value: int) -> None:
+        self._buckets[value].add(table)
+
+    def remove(self, table: int, value: int) -> None:
+        self._buckets[value].discard(table)
+
+    def at(self, value: int) -> AbstractSet[int]:
+        return self._buckets[value]
+
+    def lowest(self) -> int:
+        return next(v for v, tables in enumerate(self._buckets) if tables)
+
+    def highest(self) -> int:
+        return next(v for v in range(len(self._buckets) - 1, -1, -1) if self._buckets[v])
+
+    def below(self, value: int) -> Iterator[int]:
+        """Tables whose value is below `value`, in table order."""
+        return iter(sorted(t for v in range(value) for t in self._buckets[v]))
+
+
+class _TablesView(Mapping[int, Mapping[int, str]]):
+    """A live, read-only view of the open tables (no copy per call)."""
+
+    __slots__ = ("_tables",)
+
+    def __init__(self, tables: dict[int, dict[int, str]]) -> None:
+        self._tables = tables
+
+    def __getitem__(self, table: int) -> Mapping[int, str]:
+        return MappingProxyType(self._tables[table])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._tables)
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+
+class SeatMap:
+    """The open tables, seat -> player, reserved seats included, and their indexes. It checks
+    nothing: the floor validates every request before it changes the map."""
+
+    __slots__ = ("_actives", "_bb", "_counts", "_max", "_out", "_seats", "_where")
+
+    def __init__(
+        self,
+        tables: Mapping[int, Mapping[int, str]],
+        *,
+        max_per_table: int,
+        big_blinds: Mapping[int, int],
+        sitting_out: Collection[str],
+    ) -> None:
+        self._max = max_per_table
+        self._seats: dict[int, dict[int, str]] = {t: dict(s) for t, s in sorted(tables.items())}
+        self._where: dict[str, tuple[int, int]] = {
+            p: (t, s) for t, seats in self._seats.items() for s, p in seats.items()
+        }
+        self._bb: dict[int, int] = dict(big_blinds)
+        out = set(sitting_out)
+        self._out: dict[int, set[str]] = {
+            t: {p for p in seats.values() if p in out} for t, seats in self._seats.items()
+        }
+        self._counts = TableIndex(max_per_table)  # players seated (reserved seats included)
+        self._actives = TableIndex(max_per_table)  # players seated and not sitting out (CLOSE-1)
+        for t, seats in self._seats.items():
+            self._counts.add(t, len(seats))
+            self._actives.add(t, len(seats) - len(self._out[t]))
+
+    # ---------------------------------------------------------------- reading
+
+    @property
+    def tables(self) -> Mapping[int, Mapping[int, str]]:
+        """Open tables, seat -> player (a live read-only view)."""
+        return _TablesView(self._seats)
+
+    @property
+    def max_per_table(self) -> int:
+        return self._max
+
+    @property
+    def active(self) -> int:
+        """Players seated (all players not eliminated)."""
+        return len(self._where)
+
+    @property
+    def counts(self) -> TableIndex:
+        """Open tables by the number of players seated there."""
+        return self._counts
+
+    @property
+    def actives(self) -> TableIndex:
+        """Open tables by the number of players seated there and not sitting out."""
+        return self._actives
+
+    def seats(self, table: int) -> Mapping[int, str]:
+        """Seat -> player of an open table (KeyError for any other)."""
+        return self._seats[table]
+
+    def locate(self, player: str) -> tuple[int, int] | None:
+        """(table, seat) of a seated player, None for anyone else."""
+        return self._where.get(player)
+
+    def big_blind(self, table: int) -> int:
+        """The big blind seat of the last hand `table` reported (1 before its first hand)."""
+        return self._bb.get(table, 1)
+
+    def empty_seats(self, table: int) -> list[int]:
+        seats = self._seats[table]
+        return [s for s in range(1, self._max + 1) if s not in seats]
+
+    # ---------------------------------------------------------------- changing
+
+    def set_big_blind(self, table: int, seat: int) -> None:
+        self._bb[table] = seat
+
+    def set_sitting_out(self, table: int, players: set[str]) -> None:
+        seats = self._seats[table]
+        self._actives.remove(table, len(seats) - len(self._out[table]))
+        self._out[table] = players
+        self._actives.add(table, len(seats) - len(players))
+
+    def open_table(self, table: int) -> None:
+        """A new, empty table."""
+        self._seats[table], self._out[table] = {}, set()
+        self._counts.add(table, 0)
+        self._actives.add(table, 0)
+
+    def place(self, table: int, seat: int, player: str, *, sitting_out: bool) -> None:
+        seats, out = self._seats[table], self._out[table]
+        self._counts.remove(table, len(seats))
+        self._actives.remove(table, len(seats) - len(out))
+        seats[seat] = player
+        if sitting_out:
+            out.add(player)
+        self._where[player] = (table, seat)
+        self._counts.add(table, len(seats))
+        self._actives.add(table, len(seats) - len(out))
+
+    def unplace(self, table: int, seat: int) -> str:
+        """Free `seat`; returns the player who sat there."""
+        seats, out = self._seats[table], self._out[table]
+        self._counts.remove(table, len(seats))
+        self._actives.remove(table, len(seats) - len(out))
+        player = seats.pop(seat)
+        out.discard(player)
+        del self._where[player]
+        self._counts.add(table, len(seats))
+        self._actives.add(table, len(seats) - len(out))
+        return player
+
+    def relocate(self, source: int, from_seat: int, target: int, to_seat: int) -> str:
+        """Move the player at `source`/`from_seat` to `target`/`to_seat` (sitting out or not,
+        as before); returns the player."""
+        player = self._seats[source][from_seat]
+        was_out = player in self._out[source]
+        self.unplace(source, from_seat)
+        self.place(target, to_seat, player, sitting_out=was_out)
+        return player
+
+    def take_down(self, table: int) -> list[tuple[int, str, bool]]:
+        """Close `table`: remove it and its players; return its (seat, player, sitting out),
+        by seat, for the caller to seat again."""
+        seats, out = self._seats.pop(table), self._out.pop(table)
+        self._counts.remove(table, len(seats))
+        self._actives.remove(table, len(seats) - len(out))
+        self._bb.pop(table, None)
+        for player in seats.values():
+            del self._where[player]
+        return [(s, p, p in out) for s, p in sorted(seats.items())]
