@@ -1,4 +1,4 @@
-"""The table floor by rule: SEAT-1, FO-2..FO-6, CLOSE-1, BAL-1, typed errors, speed."""
+"""The table floor by rule: SEAT-1, FO-2..FO-6, CLOSE-1, BAL-1, TDA-1..TDA-3, typed errors."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from collections import Counter
 import pytest
 
 from orchestrator.core.balancing import BalancingPolicy, is_short
+from orchestrator.core.blinds import next_blinds
 from orchestrator.core.floor import BoundaryDecision, TableFloor
-from orchestrator.core.seating import position
+from orchestrator.core.seating import distance, position
+from orchestrator.core.tda import TDA_PROCEDURE, break_order
 from orchestrator.errors import (
     FloorError,
     InvalidReportError,
@@ -20,6 +22,7 @@ from orchestrator.errors import (
     UnknownPlayerError,
     UnknownTableError,
 )
+from table_worker.protocol import Blinds
 
 
 def names(n: int) -> list[str]:
@@ -207,17 +210,18 @@ def test_fo4_moved_player_has_the_eliminated_players_position_and_takes_the_seat
     first: int,
 ) -> None:
     floor, rng = fo4_floor(), random.Random(4)
-    # Big blind at seat 2: seat 3 is position 1, seat 5 position 3 (5 was eliminated last).
+    # Big blind at seat 2; seats 3 and 5 bust (5 last): 1, 2, 4, 6 are left, 4 is the next big
+    # blind. Counted in players (FO-4 Decision), seat 5 taken again is position 1 (4 is 0).
     decision = floor.after_hand(1, eliminated=["t1s3", "t1s5"], big_blind_seat=2, rng=rng)
     assert decision.moves == ()
     assert floor.pending_requests(1) == (5, 3)
     # Tables 2 and 3 are equally full: the first to finish its hand sends. Its big blind was
-    # seat 6, so position 3 is seat 3 (6 + 3 = 9 = seat 3 on a 6-seat table).
+    # seat 6, so seat 1 is its next big blind and position 1 is seat 2.
     decision = floor.after_hand(first, eliminated=[], big_blind_seat=6, rng=rng)
     [move] = decision.moves
-    assert move.player == f"t{first}s3"
-    assert (move.from_table, move.from_seat, move.to_table, move.to_seat) == (first, 3, 1, 5)
-    assert position(move.from_seat, 6, 6) == position(move.to_seat, 2, 6) == 3
+    assert move.player == f"t{first}s2"
+    assert (move.from_table, move.from_seat, move.to_table, move.to_seat) == (first, 2, 1, 5)
+    assert position(2, range(1, 7), 6) == position(5, [1, 2, 4, 6], 2) == 1
     assert floor.table_of(move.player) == (1, 5)
     assert floor.pending_requests(1) == ()  # 5, 5, 6: balanced, table 1 waits no more
     other = 5 - first
@@ -225,20 +229,19 @@ def test_fo4_moved_player_has_the_eliminated_players_position_and_takes_the_seat
     assert sizes(floor) == [5, 5, 6]
 
 
-def test_fo4_nearest_position_when_that_position_is_empty() -> None:
-    # Table 1 (big blind 2) loses seats 6, 5 and 3; seat 3 (position 1) is filled first.
-    # Table 2 (big blind 6) has nobody at position 1 (seat 1): positions 0 and 2 (seats 6
-    # and 2) are equally near, and the RNG picks one of them.
+def test_fo4_position_counts_players_not_empty_seats() -> None:
+    # Table 1 (big blind 2) loses seats 6, 5 and 3: 1, 2, 4 are left, seat 3 is filled first.
+    # Taken again, seat 3 would be the next big blind (the first player after seat 2): position
+    # 0. Table 2 (seats 2..6, big blind 6) has its next big blind at seat 2, wrapping round:
+    # the player at seat 2 moves, every time, with no draw. (By seat numbers, the old reading,
+    # seat 3 was position 1 at table 1 and seat 1, empty, was position 1 at table 2.)
     spec = {1: [1, 2, 3, 4, 5, 6], 2: [2, 3, 4, 5, 6], 3: [1, 2, 3, 4, 5]}
-    picked = set()
     for seed in range(20):
         floor = TableFloor(seating(spec), max_per_table=6, policy="equilibrium")
         rng = random.Random(seed)
         floor.after_hand(1, eliminated=["t1s6", "t1s5", "t1s3"], big_blind_seat=2, rng=rng)
         [move] = floor.after_hand(2, eliminated=[], big_blind_seat=6, rng=rng).moves
-        assert (move.to_table, move.to_seat) == (1, 3)
-        picked.add(move.from_seat)
-    assert picked == {2, 6}
+        assert (move.from_seat, move.to_table, move.to_seat) == (2, 1, 3)
 
 
 def test_fo4_only_a_fullest_table_sends() -> None:
@@ -275,19 +278,22 @@ def test_fo2_one_table_sends_several_while_it_stays_the_fullest() -> None:
 # ------------------------------------------------------------------ FO-5
 
 
-def brute_force_cost(
-    floor: TableFloor, leaving: dict[int, str], old_bb: int, open_seats: list[tuple[int, int]]
+def fo5_cost(
+    before: TableFloor, old_seats: dict[int, str], old_bb: int, placed: dict[str, tuple[int, int]]
 ) -> int:
-    m = floor.max_per_table
-    best = None
-    for chosen in itertools.permutations(open_seats, len(leaving)):
-        total = sum(
-            abs(position(seat, old_bb, m) - position(s, floor.big_blind_seat(t), m))
-            for seat, (t, s) in zip(sorted(leaving), chosen, strict=True)
-        )
-        best = total if best is None else min(best, total)
-    assert best is not None
-    return best
+    """FO-5 (Decision): the total distance round the table between each moved player's old
+    position and his new one, both counted in players (the new ones once everybody sits);
+    `before` holds the receiving tables as they were."""
+    final = {t: set(seats) for t, seats in before.tables.items()}
+    for table, seat in placed.values():
+        final[table].add(seat)
+    total = 0
+    for seat, player in old_seats.items():
+        table, new_seat = placed[player]
+        old = position(seat, old_seats, old_bb)
+        new = position(new_seat, final[table], before.big_blind_seat(table))
+        total += distance(old, new, len(final[table]))
+    return total
 
 
 @pytest.mark.parametrize("seed", range(25))
@@ -307,15 +313,20 @@ def test_fo5_closing_assignment_minimises_total_position_change(seed: int) -> No
     bust, old_bb = f"t1s{seats_1[0]}", rng.randint(1, m)
     leaving = {s: f"t1s{s}" for s in seats_1[1:]}
     open_seats = [(t, s) for t in (2, 3) for s in range(1, m + 1) if s not in floor.tables[t]]
-    best = brute_force_cost(floor, leaving, old_bb, open_seats)
+    before = TableFloor(
+        seating({2: seats_2, 3: seats_3}),
+        max_per_table=m,
+        policy="equilibrium",
+        big_blinds={2: floor.big_blind_seat(2), 3: floor.big_blind_seat(3)},
+    )
+    best = min(
+        fo5_cost(before, leaving, old_bb, dict(zip(leaving.values(), chosen, strict=True)))
+        for chosen in itertools.permutations(open_seats, len(leaving))
+    )
     decision = floor.after_hand(1, eliminated=[bust], big_blind_seat=old_bb, rng=rng)
     assert decision.closed and {m.player for m in decision.moves} == set(leaving.values())
-    got = sum(
-        abs(
-            position(mv.from_seat, old_bb, m)
-            - position(mv.to_seat, floor.big_blind_seat(mv.to_table), m)
-        )
-        for mv in decision.moves
+    got = fo5_cost(
+        before, leaving, old_bb, {m.player: (m.to_table, m.to_seat) for m in decision.moves}
     )
     assert got == best
     assert sizes(floor) == [8, 8]
@@ -398,6 +409,79 @@ def test_close1_threshold_final_table_forms() -> None:
     decision = floor.after_hand(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng)
     assert decision.closed and decision.final_table == 2 == floor.final_table
     assert sizes(floor) == [10]
+
+
+# ------------------------------------------------------------------ TDA
+
+
+def test_tda1_next_big_blind_of_the_designated_table_moves_to_the_worst_seat() -> None:
+    floor = TableFloor(
+        seating({1: [1, 2, 3, 4, 5, 6], 2: [1, 2, 3, 4, 5, 6], 3: [1, 2, 3, 4, 5, 6]}),
+        max_per_table=6,
+        policy="tda",
+    )
+    rng = random.Random(0)
+    # Table 3 (big blind 1) loses seats 2 and 3: 1, 4, 5, 6 left; it now plays a hand whose
+    # big blind is seat 4, so the mover's first hand there has its big blind at seat 5.
+    assert floor.after_hand(3, eliminated=["t3s2", "t3s3"], big_blind_seat=1, rng=rng).moves == ()
+    # TDA-2: tables 1 and 2 are equally full; table 2, the higher number, is the one that sends.
+    assert floor.after_hand(1, eliminated=[], big_blind_seat=6, rng=rng).moves == ()
+    [move] = floor.after_hand(2, eliminated=[], big_blind_seat=3, rng=rng).moves
+    # TDA-1: table 2's next big blind (seat 4) moves; of table 3's open seats (2 and 3) the big
+    # blind reaches seat 2 first (after 5, 6 and 1); the small blind is never his.
+    assert (move.player, move.to_table, move.to_seat) == ("t2s4", 3, 2)
+    assert sizes(floor) == [5, 5, 6]
+
+
+def test_tda2_tables_break_highest_number_first() -> None:
+    assert break_order([2, 10, 7]) == (10, 7, 2)
+    assert TDA_PROCEDURE[0] == "Tables break in order, highest table number first."
+    floor = TableFloor(
+        seating({1: [1, 2, 3], 2: [1, 2, 3], 3: [1, 2, 3]}), max_per_table=6, policy="tda"
+    )
+    rng = random.Random(0)
+    # 8 players fit 2 tables: under equilibrium table 1 would close at once (FO-6's critical
+    # player); under tda table 3 breaks, at its own boundary, and nobody is balanced meanwhile.
+    assert floor.after_hand(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng).moves == ()
+    assert floor.after_hand(2, eliminated=[], big_blind_seat=1, rng=rng).moves == ()
+    decision = floor.after_hand(3, eliminated=[], big_blind_seat=1, rng=rng)
+    assert decision.closed and len(decision.moves) == 3
+    assert sizes(floor) == [4, 4]
+
+
+def test_tda3_a_broken_tables_players_between_button_and_small_blind_wait() -> None:
+    # Table 1's last hand: button 1, small blind 2, big blind 5 (seats 3 and 4 empty). Table 2
+    # breaks: its two players can only sit at 3 and 4, between the next hand's button (2) and
+    # small blind (5): they are not dealt in that hand, and play from the next.
+    floor = TableFloor(
+        seating({1: [1, 2, 5, 6, 7, 8], 2: [1, 2, 3]}),
+        max_per_table=8,
+        policy="tda",
+        big_blinds={1: 5},
+    )
+    rng, last = random.Random(0), Blinds(1, 2, 5)
+    decision = floor.after_hand(2, eliminated=["t2s1"], big_blind_seat=2, rng=rng)
+    assert decision.closed and sorted(m.to_seat for m in decision.moves) == [3, 4]
+    floor.after_hand(1, eliminated=[], big_blind_seat=5, rng=rng)
+    assert floor.waiting_for_big_blind(1, last) == (3, 4)
+    dealt = next_blinds(last, [1, 2, 5, 6, 7, 8])
+    assert dealt == Blinds(2, 5, 6)
+    floor.after_hand(1, eliminated=[], big_blind_seat=6, rng=rng)
+    assert floor.waiting_for_big_blind(1, dealt) == ()
+
+
+@pytest.mark.parametrize("policy", ["equilibrium", "threshold"])
+def test_tda3_only_under_tda_does_anyone_wait(policy: BalancingPolicy) -> None:
+    floor = TableFloor(
+        seating({1: [1, 2, 5, 6, 7, 8], 2: [1, 2, 3]}),
+        max_per_table=8,
+        policy=policy,
+        big_blinds={1: 5},
+    )
+    rng = random.Random(0)
+    assert floor.after_hand(2, eliminated=["t2s1"], big_blind_seat=2, rng=rng).closed
+    floor.after_hand(1, eliminated=[], big_blind_seat=5, rng=rng)
+    assert floor.waiting_for_big_blind(1, Blinds(1, 2, 5)) == ()
 
 
 # ------------------------------------------------------------------ BAL-1

@@ -1,5 +1,5 @@
 """Property tests of the table floor: random elimination sequences, reported by tables in
-random order (0..2 eliminations per hand, random players sitting out), through both policies.
+random order (0..2 eliminations per hand, random players sitting out), through every policy.
 
 Invariants checked (orchestrator/core/floor.py states when each holds):
 - always, both policies: every player is eliminated or seated at exactly one open table and
@@ -11,6 +11,19 @@ Invariants checked (orchestrator/core/floor.py states when each holds):
 - equilibrium, once every table has finished a hand with no eliminations (repeated while
   players still move): tables differ by at most 1 (FO-2). Between boundaries a short table
   may wait for its player, so this is not checked there.
+- equilibrium, every balancing move (FO-4 Decision): the mover's position at his table, counted
+  in players from its next big blind, is exactly the position of the seat he takes at the
+  short table; so he keeps his place relative to the blinds.
+- equilibrium, every closing of a few players (FO-5 Decision): the seats chosen minimise the
+  total distance round the table between old and new positions, against brute force.
+- tda: a table breaks only when FO-3 needs it and only the highest-numbered open one (TDA-2); a
+  balancing move comes from the highest-numbered fullest table, moves its next big blind
+  (TDA-1) to the first open seat after the short table's next big blind; once every table has
+  finished a hand with no eliminations: tables == ceil(active / max_per_table), differing by
+  at most 1.
+- tda, TDA-3: a broken table's players who sit strictly between the button and the small blind
+  of their first hand at the new table are not dealt in; nobody dealt in sits there; from the
+  next hand on, nobody waits.
 """
 
 from __future__ import annotations
@@ -18,14 +31,16 @@ from __future__ import annotations
 import itertools
 import random
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from orchestrator.core.assignment import assignment_cost, min_cost_assignment
-from orchestrator.core.balancing import BalancingPolicy
+from orchestrator.core.balancing import BalancingPolicy, Move
+from orchestrator.core.blinds import first_blinds, next_blinds
 from orchestrator.core.floor import TableFloor
+from orchestrator.core.seating import distance, next_big_blind, position
 
-POLICIES: tuple[BalancingPolicy, ...] = ("equilibrium", "threshold")
+POLICIES: tuple[BalancingPolicy, ...] = ("equilibrium", "threshold", "tda")
 
 
 def check_seating(floor: TableFloor, players: set[str], eliminated: set[str]) -> None:
@@ -47,8 +62,10 @@ def check_balanced(floor: TableFloor) -> None:
     assert max(counts) - min(counts) <= 1, counts
 
 
-def settle(floor: TableFloor, rng: random.Random) -> None:
-    """Every table finishes a hand with no eliminations, repeated while players move."""
+def settle(floor: TableFloor, rng: random.Random) -> list[int]:
+    """Every table finishes a hand with no eliminations, repeated while players move; returns
+    the final table if it formed meanwhile (a tda break waits for its table's boundary)."""
+    finals: list[int] = []
     for _ in range(4 * floor.max_per_table):  # each move lowers the spread: this terminates
         moved = False
         for table in rng.sample(sorted(floor.tables), len(floor.tables)):
@@ -56,9 +73,56 @@ def settle(floor: TableFloor, rng: random.Random) -> None:
                 bb = rng.randint(1, floor.max_per_table)
                 decision = floor.after_hand(table, eliminated=[], big_blind_seat=bb, rng=rng)
                 moved = moved or bool(decision.moves)
+                if decision.final_table is not None:
+                    finals.append(decision.final_table)
         if not moved:
-            return
+            return finals
     raise AssertionError("balancing did not settle")
+
+
+def check_fo4_positions(
+    floor: TableFloor, source: set[int], bb: int, moves: tuple[Move, ...]
+) -> None:
+    """FO-4 (Decision): each mover's position at the fullest table, counted in players from
+    its next big blind, is the position of the seat he takes, counted the same way."""
+    table = moves[0].from_table
+    later = list(moves)
+    for move in moves:
+        later.remove(move)
+        target = {s for s in floor.tables[move.to_table]}
+        target -= {m.to_seat for m in later if m.to_table == move.to_table}
+        mine = position(move.from_seat, source, bb)
+        theirs = position(move.to_seat, target, floor.big_blind_seat(move.to_table))
+        assert mine == theirs, (table, move, mine, theirs)
+        source = source - {move.from_seat}
+
+
+def check_tda1(
+    floor: TableFloor, table: int, source: set[int], bb: int, moves: tuple[Move, ...]
+) -> None:
+    """TDA-1, TDA-2: from the highest-numbered fullest table, its next big blind, each time, to
+    the lowest-numbered emptiest table's first open seat after that table's next big blind."""
+    later = list(moves)
+    for move in moves:
+        later.remove(move)
+        counts = {t: len(s) for t, s in floor.tables.items()}
+        for m in (move, *later):  # the counts just before this move
+            counts[m.to_table] -= 1
+            counts[m.from_table] += 1
+        fullest = max(counts.values())
+        assert counts[table] == fullest and table == max(
+            t for t, c in counts.items() if c == fullest
+        )
+        assert move.to_table == min(t for t, c in counts.items() if c == min(counts.values()))
+        assert move.from_seat == next_big_blind(source, bb)
+        target = set(floor.tables[move.to_table]) - {m.to_seat for m in (move, *later)}
+        size = floor.max_per_table
+        start = next_big_blind(target, floor.big_blind_seat(move.to_table))
+        worst = next(
+            s for k in range(1, size + 1) if (s := (start + k - 1) % size + 1) not in target
+        )
+        assert move.to_seat == worst
+        source = source - {move.from_seat}
 
 
 def play_tournament(n: int, max_per_table: int, policy: BalancingPolicy, seed: int) -> None:
@@ -104,6 +168,20 @@ def play_tournament(n: int, max_per_table: int, policy: BalancingPolicy, seed: i
             finals.append(decision.final_table)
             assert list(floor.tables) == [decision.final_table]
 
+        before = {t: set(seats) for t, seats in floor.tables.items()}
+        if decision.closed and policy == "tda":  # TDA-2: the highest-numbered table breaks
+            assert table > max(before) and len(before) >= -(-floor.active // max_per_table)
+        if not decision.closed and decision.moves:
+            after_gone = {s for s, p in seats.items() if p not in gone}
+            if policy == "equilibrium":
+                check_fo4_positions(floor, after_gone, bb, decision.moves)
+            if policy == "tda":
+                check_tda1(floor, table, after_gone, bb, decision.moves)
+        if policy == "tda" and rng.random() < 0.1:
+            finals += settle(floor, rng)
+            check_seating(floor, players, eliminated)
+            check_balanced(floor)
+            assert len(floor.tables) == -(-floor.active // max_per_table)  # FO-3
         if policy == "equilibrium":
             assert len(floor.tables) == -(-floor.active // max_per_table)  # FO-3
             if table in floor.tables:  # FO-2: the reporting table has done its part
@@ -111,7 +189,7 @@ def play_tournament(n: int, max_per_table: int, policy: BalancingPolicy, seed: i
                 mine = len(floor.tables[table])
                 assert not (mine == max(counts) and min(counts) <= mine - 2), counts
             if rng.random() < 0.1:
-                settle(floor, rng)
+                finals += settle(floor, rng)
                 check_seating(floor, players, eliminated)
                 check_balanced(floor)
     assert floor.active == 1, "the tournament did not end"
@@ -142,6 +220,18 @@ def test_close1_bal1_threshold_invariants_over_random_tournaments(
     play_tournament(n, max_per_table, "threshold", seed)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    n=st.integers(min_value=2, max_value=70),
+    max_per_table=st.integers(min_value=2, max_value=10),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_tda1_tda2_invariants_over_random_tournaments(
+    n: int, max_per_table: int, seed: int
+) -> None:
+    play_tournament(n, max_per_table, "tda", seed)
+
+
 def test_fo6_and_close1_invariants_on_a_1000_player_tournament() -> None:
     for policy in POLICIES:
         play_tournament(1_000, 10, policy, seed=1_000)
@@ -167,3 +257,99 @@ def test_fo5_assignment_is_optimal_against_brute_force(cost: list[list[int]]) ->
         for columns in itertools.permutations(range(len(cost[0])), len(cost))
     )
     assert assignment_cost(cost, chosen) == best
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    max_per_table=st.integers(min_value=3, max_value=5),
+    data=st.data(),
+)
+def test_fo5_closing_minimises_position_change_against_brute_force(
+    max_per_table: int, data: st.DataObject
+) -> None:
+    """FO-5 (Decision): table 1 closes after one bust; its players' new seats minimise the total
+    distance round the table between old and new positions (counted in players, the new ones
+    once everyone sits), over every way to fill the seats the closing fills at each table."""
+    m = max_per_table
+    seat_sets = st.sets(st.integers(1, m), min_size=1, max_size=m).map(sorted)
+    others = {t: data.draw(seat_sets) for t in (2, 3)}
+    room = 2 * m - sum(len(s) for s in others.values())
+    assume(room >= 1)
+    closing = data.draw(
+        st.sets(st.integers(1, m), min_size=2, max_size=min(m, room + 1)).map(sorted)
+    )
+    big_blinds = {t: data.draw(st.integers(1, m)) for t in (2, 3)}
+    old_bb = data.draw(st.integers(1, m))
+    seed = data.draw(st.integers(0, 2**32))
+    tables = {1: closing, **others}
+    floor = TableFloor(
+        {t: {s: f"t{t}s{s}" for s in seats} for t, seats in tables.items()},
+        max_per_table=m,
+        policy="equilibrium",
+        big_blinds=big_blinds,
+    )
+    decision = floor.after_hand(1, eliminated=[f"t1s{closing[0]}"], big_blind_seat=old_bb,
+                                rng=random.Random(seed))  # fmt: skip
+    assert decision.closed
+    leaving = {s: f"t1s{s}" for s in closing[1:]}
+    quota = {t: sum(mv.to_table == t for mv in decision.moves) for t in (2, 3)}
+
+    def cost(placed: dict[str, tuple[int, int]]) -> int:
+        final = {t: set(others[t]) | {s for tt, s in placed.values() if tt == t} for t in (2, 3)}
+        return sum(
+            distance(
+                position(seat, leaving, old_bb),
+                position(placed[p][1], final[placed[p][0]], big_blinds[placed[p][0]]),
+                len(final[placed[p][0]]),
+            )
+            for seat, p in leaving.items()
+        )
+
+    empty = {t: [s for s in range(1, m + 1) if s not in others[t]] for t in (2, 3)}
+    best = min(
+        cost(dict(zip(leaving.values(), order, strict=True)))
+        for two in itertools.combinations(empty[2], quota[2])
+        for three in itertools.combinations(empty[3], quota[3])
+        for order in itertools.permutations([(2, s) for s in two] + [(3, s) for s in three])
+    )
+    assert cost({mv.player: (mv.to_table, mv.to_seat) for mv in decision.moves}) == best
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    max_per_table=st.integers(min_value=3, max_value=10),
+    data=st.data(),
+)
+def test_tda3_broken_tables_players_wait_between_the_button_and_the_small_blind(
+    max_per_table: int, data: st.DataObject
+) -> None:
+    m = max_per_table
+    seat_sets = st.sets(st.integers(1, m), min_size=2, max_size=m - 1).map(sorted)
+    receiving = data.draw(seat_sets)
+    room = m - len(receiving)
+    breaking = data.draw(st.sets(st.integers(1, m), min_size=2, max_size=room + 1).map(sorted))
+    button = data.draw(st.sampled_from(receiving))
+    seed = data.draw(st.integers(0, 2**32))
+    rng = random.Random(seed)
+    previous = first_blinds(button, receiving)  # the receiving table's last hand
+    floor = TableFloor(
+        {1: {s: f"a{s}" for s in receiving}, 2: {s: f"b{s}" for s in breaking}},
+        max_per_table=m,
+        policy="tda",
+        big_blinds={1: previous.big_blind},
+    )
+    decision = floor.after_hand(2, eliminated=[f"b{breaking[0]}"], big_blind_seat=1, rng=rng)
+    assert decision.closed and all(mv.to_table == 1 for mv in decision.moves)
+    arrivals = {mv.to_seat for mv in decision.moves}
+    floor.after_hand(1, eliminated=[], big_blind_seat=previous.big_blind, rng=rng)
+    waiting = floor.waiting_for_big_blind(1, previous)
+    dealt = sorted(s for s in floor.tables[1] if s not in waiting)
+    blinds = next_blinds(previous, dealt)
+    end = blinds.big_blind if blinds.small_blind is None else blinds.small_blind
+    gap = {(blinds.button + k - 1) % m + 1 for k in range(1, (end - blinds.button) % m)}
+    assert set(waiting) <= arrivals and set(waiting) <= gap  # only the gap's newcomers wait
+    assert not gap & set(dealt)  # nobody dealt in between the button and the small blind
+    if len(dealt) > 2:
+        assert set(waiting) == arrivals & gap
+    floor.after_hand(1, eliminated=[], big_blind_seat=blinds.big_blind, rng=rng)
+    assert floor.waiting_for_big_blind(1, blinds) == ()  # from the next hand on, they play

@@ -6,19 +6,22 @@ decision depends on the iteration order of a set of strings. The table floor
 whether the table closes (STEP 3) and, if not, whom it sends to another table (STEP 4). Every
 move is carried out in the seat map at once: the player's new seat is reserved.
 
-Policies (RULES.md Decision)
-    ``equilibrium`` (default, FO-2..FO-5): tables never differ by 2+ players for longer than it
-    takes the fullest tables to finish their hands; ``open tables == ceil(active /
-    max_per_table)`` always, because the elimination that makes one table fewer suffice (the
-    critical player, FO-6) closes the table where it happened, at that very boundary. A short
-    table keeps a queue of the seats its eliminated players left (its pending requests); the
-    fullest table that reaches a boundary first fills the most recent one (FO-4).
-    ``threshold`` (CLOSE-1, BAL-1): the table with the fewest active (not sitting-out) players
-    closes when the open seats elsewhere can hold everyone seated there; otherwise a short
-    table (fewer than floor(0.7 * seats) players) receives one random player from the fullest.
-    A table sends a BAL-1 player only when it has at least 2 more players than the short table
-    (RULES.md is silent; without it 6 and 5 players at two 10-seat tables would swap a player
-    back and forth forever, as both are short).
+Policies (RULES.md Decision), one `Balancer` each
+    ``equilibrium`` (default, FO-2..FO-5, `orchestrator.core.equilibrium`): tables never differ
+    by 2+ players for longer than it takes the fullest tables to finish their hands; ``open
+    tables == ceil(active / max_per_table)`` always, because the elimination that makes one
+    table fewer suffice (the critical player, FO-6) closes the table where it happened, at that
+    very boundary. The moved player keeps his position relative to the blinds.
+    ``threshold`` (CLOSE-1, BAL-1, here): the table with the fewest active (not sitting-out)
+    players closes when the open seats elsewhere can hold everyone seated there; otherwise a
+    short table (fewer than floor(0.7 * seats) players) receives one random player from the
+    fullest. A table sends a BAL-1 player only when it has at least 2 more players than the
+    short table (RULES.md is silent; without it 6 and 5 players at two 10-seat tables would
+    swap a player back and forth forever, as both are short).
+    ``tda`` (TDA-1..TDA-3, `orchestrator.core.tda`): FO-2 and FO-3 say when; a procedure
+    published before the start says which table breaks and which sends (`TDA_PROCEDURE`); the
+    player due to post the big blind moves to the seat that posts it soonest; a broken table's
+    players draw their seats and wait for the big blind where they would skip it.
 """
 
 from __future__ import annotations
@@ -28,27 +31,22 @@ import random
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol, get_args
 
-from orchestrator.core.assignment import min_cost_assignment
-from orchestrator.core.seating import SeatMap, position
+from orchestrator.core.seating import SeatMap
+from table_worker.protocol import Blinds
 
 __all__ = [
     "BALANCING_POLICIES",
     "Balancer",
     "BalancingPolicy",
-    "Equilibrium",
     "Move",
     "Threshold",
-    "balancer_for",
+    "fill_emptiest",
     "is_short",
+    "move_player",
 ]
 
-BalancingPolicy = Literal["equilibrium", "threshold"]
+BalancingPolicy = Literal["equilibrium", "threshold", "tda"]
 BALANCING_POLICIES: Final[tuple[BalancingPolicy, ...]] = get_args(BalancingPolicy)
-
-_NO_REQUEST: Final = 1 << 62  # sorts after every real request number
-
-# FO-5 cost scaling: |position change| * _SCALE + a random tie-break below _SCALE in total.
-_TIE: Final = 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,12 +98,15 @@ class Balancer(Protocol):
         """The seats `table` is waiting to have filled, next to be filled first."""
         ...
 
+    def waiting_for_big_blind(
+        self, seating: SeatMap, table: int, previous: Blinds | None
+    ) -> tuple[int, ...]:
+        """TDA-3: the seats of `table` not dealt into its next hand (they wait for the big
+        blind); `previous` is the blinds of the table's last hand."""
+        ...
 
-def balancer_for(policy: BalancingPolicy) -> Balancer:
-    return Equilibrium() if policy == "equilibrium" else Threshold()
 
-
-def _move(seating: SeatMap, source: int, from_seat: int, target: int, to_seat: int) -> Move:
+def move_player(seating: SeatMap, source: int, from_seat: int, target: int, to_seat: int) -> Move:
     """A balancing move, carried out in the seat map at once (the seat is reserved)."""
     player = seating.relocate(source, from_seat, target, to_seat)
     return Move(
@@ -118,131 +119,7 @@ def _move(seating: SeatMap, source: int, from_seat: int, target: int, to_seat: i
     )
 
 
-# ---------------------------------------------------------------- equilibrium (FO)
-
-
-class Equilibrium:
-    """FO-2..FO-5, with the FO-4 pending requests: per short table, the seats its eliminated
-    players left (most recent last), and the order in which tables started waiting (who is
-    served first)."""
-
-    def __init__(self) -> None:
-        self._requests: dict[int, list[int]] = {}
-        self._waiting_since: dict[int, int] = {}
-        self._request_no = 0
-
-    def seat_freed(self, table: int, seat: int) -> None:
-        """FO-4: the seat a moved player will take."""
-        if table not in self._requests:
-            self._request_no += 1
-            self._waiting_since[table] = self._request_no
-        requests = self._requests.setdefault(table, [])
-        if seat in requests:  # a seat filled and freed again: only its latest vacancy
-            requests.remove(seat)
-        requests.append(seat)
-
-    def closes(self, seating: SeatMap, table: int) -> bool:
-        """FO-3: one table fewer suffices."""
-        return len(seating.tables) > -(-seating.active // seating.max_per_table)
-
-    def settle(self, seating: SeatMap, table: int) -> None:
-        """A table that is no longer short stops waiting (FO-4 requests are only for the
-        players eliminated while it is short)."""
-        if len(seating.seats(table)) >= seating.counts.highest() - 1:
-            self._drop_requests(table)
-
-    def pending_requests(self, seating: SeatMap, table: int) -> tuple[int, ...]:
-        seats = seating.seats(table)
-        return tuple(s for s in reversed(self._requests.get(table, ())) if s not in seats)
-
-    def balance(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
-        """FO-2, FO-4: while this table is a fullest one and some table has 2+ fewer players,
-        send the player sitting where the short table's eliminated player sat (relative to the
-        blinds) into that player's seat. Equally full tables: whichever reports first sends."""
-        seats, counts = seating.seats(table), seating.counts
-        moves: list[Move] = []
-        while len(seats) == counts.highest() and counts.lowest() <= len(seats) - 2:
-            short = counts.at(counts.lowest())
-            # FO-2: to the emptiest table; among those, the one waiting longest.
-            target = min(short, key=lambda t: (self._waiting_since.get(t, _NO_REQUEST), t))
-            to_seat = self._take_request(seating, target, rng)
-            wanted = position(to_seat, seating.big_blind(target), seating.max_per_table)
-            from_seat = _seat_nearest(seating, table, wanted, rng)
-            moves.append(_move(seating, table, from_seat, target, to_seat))
-            if len(seating.seats(target)) >= counts.highest() - 1:
-                self._drop_requests(target)
-        return moves
-
-    def close(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
-        """FO-3, FO-5: close this table; its players take open seats elsewhere, filling the
-        emptiest tables first (so the rest stays balanced), each seat chosen by an exact
-        assignment minimising the total |old position - new position| (ties by the RNG)."""
-        size = seating.max_per_table
-        old_bb = seating.big_blind(table)
-        leaving = seating.take_down(table)
-        self._drop_requests(table)
-        quota = _fill_emptiest(seating, len(leaving), rng)
-        # Columns: the open seats of the tables that receive players. Rows: the players, then
-        # for each receiving table one placeholder per seat of it that stays empty, so each
-        # table gets exactly its quota (a placeholder may only take a seat at its own table).
-        columns = [(t, s) for t in sorted(quota) for s in seating.empty_seats(t)]
-        scale = _TIE * (len(columns) + 1)  # random tie-breaks sum to less than one unit
-        forbidden = scale * size * (len(columns) + 1)
-        cost: list[list[int]] = []
-        for seat, _, _ in leaving:
-            old = position(seat, old_bb, size)
-            cost.append(
-                [
-                    abs(old - position(s, seating.big_blind(t), size)) * scale + rng.randrange(_TIE)
-                    for t, s in columns
-                ]
-            )
-        for t in sorted(quota):
-            for _ in range(len(seating.empty_seats(t)) - quota[t]):
-                cost.append([0 if ct == t else forbidden for ct, _ in columns])
-        chosen = min_cost_assignment(cost)
-        moves: list[Move] = []
-        for (seat, player, was_out), column in zip(leaving, chosen[: len(leaving)], strict=True):
-            to_table, to_seat = columns[column]
-            seating.place(to_table, to_seat, player, sitting_out=was_out)
-            moves.append(
-                Move(
-                    player=player,
-                    from_table=table,
-                    from_seat=seat,
-                    to_table=to_table,
-                    to_seat=to_seat,
-                    reason="close",
-                )
-            )
-        return moves
-
-    def _take_request(self, seating: SeatMap, target: int, rng: random.Random) -> int:
-        """The seat a player moved to `target` takes: the seat of its most recently eliminated
-        player that is still empty (FO-4); without one, a random empty seat."""
-        seats, requests = seating.seats(target), self._requests.get(target, [])
-        while requests:
-            seat = requests.pop()
-            if seat not in seats:
-                return seat
-        return rng.choice(seating.empty_seats(target))
-
-    def _drop_requests(self, table: int) -> None:
-        self._requests.pop(table, None)
-        self._waiting_since.pop(table, None)
-
-
-def _seat_nearest(seating: SeatMap, table: int, wanted: int, rng: random.Random) -> int:
-    """The occupied seat of `table` whose position is nearest `wanted` (FO-4: the same
-    position when it is taken); ties broken by the RNG."""
-    bb, size = seating.big_blind(table), seating.max_per_table
-    by_distance: dict[int, list[int]] = {}
-    for seat in sorted(seating.seats(table)):
-        by_distance.setdefault(abs(position(seat, bb, size) - wanted), []).append(seat)
-    return rng.choice(by_distance[min(by_distance)])
-
-
-def _fill_emptiest(seating: SeatMap, players: int, rng: random.Random) -> dict[int, int]:
+def fill_emptiest(seating: SeatMap, players: int, rng: random.Random) -> dict[int, int]:
     """How many of `players` each open table receives, one at a time to a table with the
     fewest players (ties: a random but fixed order, so equal tables take turns)."""
     size = seating.max_per_table
@@ -276,6 +153,11 @@ class Threshold:
         pass
 
     def pending_requests(self, seating: SeatMap, table: int) -> tuple[int, ...]:
+        return ()
+
+    def waiting_for_big_blind(
+        self, seating: SeatMap, table: int, previous: Blinds | None
+    ) -> tuple[int, ...]:
         return ()
 
     def close(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
@@ -318,7 +200,9 @@ class Threshold:
             return []  # CLOSE-1 comes first: that table closes at its own boundary
         target = rng.choice(sorted(counts.at(low)))
         from_seat = rng.choice(sorted(seating.seats(table)))
-        return [_move(seating, table, from_seat, target, rng.choice(seating.empty_seats(target)))]
+        return [
+            move_player(seating, table, from_seat, target, rng.choice(seating.empty_seats(target)))
+        ]
 
 
 def _close1_allows(seating: SeatMap, table: int) -> bool:

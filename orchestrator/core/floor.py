@@ -1,4 +1,5 @@
-"""The table floor: seating (SEAT-1), balancing and closing tables (FO-2..FO-5, CLOSE-1, BAL-1).
+"""The table floor: seating (SEAT-1), balancing and closing tables (FO-2..FO-5, CLOSE-1, BAL-1,
+TDA-1..TDA-3).
 
 Pure and deterministic: no Ray, no I/O, no clock; every random choice comes from the
 `random.Random` passed in, and no decision depends on the iteration order of a set of strings.
@@ -7,8 +8,8 @@ the returned `BoundaryDecision` (logging it first).
 
 The floor checks every request, keeps who sits where in a `SeatMap` (seats, positions and the
 SEAT-1 draw: `orchestrator.core.seating`) and leaves closing and balancing to its policy
-(`orchestrator.core.balancing`: ``equilibrium``, FO-2..FO-5, or ``threshold``, CLOSE-1 and
-BAL-1).
+(`orchestrator.core.balancing`: ``equilibrium``, FO-2..FO-5; ``threshold``, CLOSE-1 and
+BAL-1; ``tda``, TDA-1..TDA-3).
 
 Moves happen only at the source table's hand boundary
     A player leaves a table only in the `moves` of that table's own `after_hand`. The move
@@ -29,6 +30,14 @@ Invariants (checked by the property tests in tests/test_floor_properties.py)
     eliminations (repeated while that still moves players), tables differ by at most 1.
     Threshold: a table sends a BAL-1 player only when it has at least 2 more players than the
     short table.
+    TDA: a table breaks only at its own boundary and in the published order (TDA-2), so between
+    boundaries there may be one table more than FO-3 needs; once every open table passes a
+    boundary with no eliminations (repeated while that still moves players), ``open tables ==
+    ceil(active / max_per_table)`` and tables differ by at most 1.
+
+Dealing in (TDA-3)
+    Before it deals a table's next hand, the core asks `waiting_for_big_blind` which seats sit
+    that hand out (not dealt in at all); it computes the hand's blinds over the other seats.
 """
 
 from __future__ import annotations
@@ -39,11 +48,14 @@ from dataclasses import dataclass
 
 from orchestrator.core.balancing import (
     BALANCING_POLICIES,
+    Balancer,
     BalancingPolicy,
     Move,
-    balancer_for,
+    Threshold,
 )
+from orchestrator.core.equilibrium import Equilibrium
 from orchestrator.core.seating import SeatMap, draw_tables
+from orchestrator.core.tda import Tda
 from orchestrator.errors import (
     InvalidReportError,
     InvalidSeatingError,
@@ -51,6 +63,7 @@ from orchestrator.errors import (
     UnknownPlayerError,
     UnknownTableError,
 )
+from table_worker.protocol import Blinds
 
 __all__ = ["BoundaryDecision", "TableFloor"]
 
@@ -86,7 +99,7 @@ class TableFloor:
         self._seating = SeatMap(
             tables, max_per_table=max_per_table, big_blinds=blinds, sitting_out=sitting_out
         )
-        self._balancer = balancer_for(policy)
+        self._balancer = _balancer(policy)
         self._eliminated: set[str] = set()
         opened = sorted(tables)
         self._final: int | None = opened[0] if len(opened) == 1 else None
@@ -149,6 +162,16 @@ class TableFloor:
         """FO-4: the seats `table` is waiting to have filled, next to be filled first."""
         self._open(table)
         return self._balancer.pending_requests(self._seating, table)
+
+    def waiting_for_big_blind(self, table: int, previous: Blinds | None) -> tuple[int, ...]:
+        """TDA-3: the seats of `table` that are not dealt into the hand it deals next (players
+        from a broken table between that hand's button and small blind: they wait for the big
+        blind); `previous` is the blinds of the table's last hand (None before its first). The
+        core asks once per hand it deals, after this table's `after_hand`, and computes the
+        hand's blinds over the other seats (`blinds.next_blinds`). Always () under the
+        ``equilibrium`` and ``threshold`` policies."""
+        self._open(table)
+        return self._balancer.waiting_for_big_blind(self._seating, table, previous)
 
     # ---------------------------------------------------------------- the boundary
 
@@ -273,6 +296,12 @@ class TableFloor:
 
     # alias until tournament.py is rewritten
     hand_finished = after_hand
+
+
+def _balancer(policy: BalancingPolicy) -> Balancer:
+    if policy == "equilibrium":
+        return Equilibrium()
+    return Threshold() if policy == "threshold" else Tda()
 
 
 def _check_config(max_per_table: int, policy: str) -> None:

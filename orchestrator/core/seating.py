@@ -4,15 +4,18 @@ Pure: no Ray, no I/O, no clock; the draw takes its `random.Random` as an argumen
 
 Seats and positions
     Tables are numbered 1..T, seats 1..max_per_table, clockwise (a seat's left neighbour is the
-    next number, wrapping round). A seat's *position relative to the blinds* (FO-4, FO-5) is its
-    clockwise distance from the big blind of the last hand its table reported::
+    next number, wrapping round). A player's *position relative to the blinds* (FO-4, FO-5,
+    RULES.md Decision) is counted in players, not seats: the number of players seated clockwise
+    from the big blind of the table's next hand to him, the big blind 0, the next player 1, ...,
+    wrapping round the table; empty seats do not count. The next hand's big blind is the first
+    player clockwise after the big blind of the last hand the table reported (HE-9: the big
+    blind moves to the next player still in). A seat measured for a player about to sit there
+    counts as taken. A table that has not reported a hand yet counts seat 1 as its last big
+    blind. Two positions differ by their distance round the table (`distance`): at a table of
+    10, positions 9 and 0 are 1 apart.
 
-        position = (seat - big_blind_seat) mod max_per_table
-
-    0 is the big blind, 1 the first to act pre-flop, max_per_table - 1 the seat just right of the
-    big blind (the small blind when that seat is taken). Empty seats count, so a position never
-    changes while nobody moves. A table that has not reported a hand yet counts seat 1 as its
-    big blind.
+    The floor sees hands at their boundaries only: a table measured while it plays a hand is
+    measured from its last report, as every table is.
 
 `SeatMap` is the state the table floor (`orchestrator.core.floor`) and its balancing policies
 (`orchestrator.core.balancing`) share: seat -> player per open table, where each player sits,
@@ -27,16 +30,41 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 
-__all__ = ["SeatMap", "TableIndex", "draw_tables", "position"]
+__all__ = ["SeatMap", "TableIndex", "distance", "draw_tables", "next_big_blind", "position"]
 
 
-def position(seat: int, big_blind_seat: int, max_per_table: int) -> int:
-    """Clockwise distance of `seat` from the big blind (0 = big blind); see the module doc.
+def next_big_blind(seats: Collection[int], last_big_blind: int) -> int:
+    """The next hand's big blind: the first of `seats` clockwise after `last_big_blind` (HE-9).
 
-    >>> position(3, 9, 10), position(9, 9, 10), position(8, 9, 10)
-    (4, 0, 9)
+    >>> next_big_blind([1, 4, 6], 4), next_big_blind([1, 4, 6], 6), next_big_blind([1, 4, 6], 2)
+    (6, 1, 4)
     """
-    return (seat - big_blind_seat) % max_per_table
+    ordered = sorted(seats)
+    return next((s for s in ordered if s > last_big_blind), ordered[0])
+
+
+def position(seat: int, seats: Collection[int], last_big_blind: int) -> int:
+    """FO-4 (Decision): the players clockwise from the next hand's big blind to `seat` (big
+    blind 0) among `seats`, `seat` counted as taken; see the module doc.
+
+    >>> position(3, [1, 3, 9], 9), position(9, [1, 3, 9], 9), position(9, [1, 3, 9], 8)
+    (1, 2, 0)
+    >>> position(5, [1, 2, 4, 6], 2)  # seat 5 empty: it would be the first after the big blind 4
+    1
+    """
+    ordered = sorted({*seats, seat})
+    big_blind = next_big_blind(ordered, last_big_blind)
+    return (ordered.index(seat) - ordered.index(big_blind)) % len(ordered)
+
+
+def distance(first: int, second: int, players: int) -> int:
+    """How far apart two positions are round a table of `players` (FO-4, FO-5 Decisions).
+
+    >>> distance(9, 0, 10), distance(2, 7, 10), distance(3, 3, 6)
+    (1, 5, 0)
+    """
+    gap = (first - second) % players
+    return min(gap, players - gap)
 
 
 def draw_tables(
@@ -179,6 +207,15 @@ class SeatMap:
     def big_blind(self, table: int) -> int:
         """The big blind seat of the last hand `table` reported (1 before its first hand)."""
         return self._bb.get(table, 1)
+
+    def position(self, table: int, seat: int) -> int:
+        """The position of `seat` at `table` (taken, or as if taken), from the table's next big
+        blind (module doc)."""
+        return position(seat, self._seats[table], self.big_blind(table))
+
+    def next_big_blind(self, table: int) -> int:
+        """The seat of the player who is big blind in `table`'s next hand (HE-9)."""
+        return next_big_blind(self._seats[table], self.big_blind(table))
 
     def empty_seats(self, table: int) -> list[int]:
         seats = self._seats[table]
