@@ -223,3 +223,19 @@ def test_failover_rebuys_and_phases_reach_the_feed() -> None:
         "a qualifies for phase 2",
     ]
     assert lobby.stacks["d"] == 2500 and lobby.take_changes().tables == {1, 2}
+
+
+def test_tda2_the_lobby_shows_the_published_break_order_from_before_the_start() -> None:
+    lobby = Lobby(config(policy="tda"))
+    before = lobby.clock(0.0)["balancing"]
+    assert before["policy"] == "tda" and before["break_order"] == []
+    assert before["procedure"][0] == "Tables break in order, highest table number first."
+    log = two_tables(lobby)
+    assert lobby.clock(0.0)["balancing"]["break_order"] == [2, 1]
+    log("table_closed", table=2)
+    assert lobby.balancing()["break_order"] == [1]
+    assert Lobby(config()).balancing() == {
+        "policy": "equilibrium",
+        "procedure": [],
+        "break_order": [],
+    }

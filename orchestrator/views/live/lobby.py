@@ -2,7 +2,8 @@
 
 `Lobby.apply(event)` takes the log's events in seq order and keeps what an operator looks
 at: tables with their seats, stacks and button, the field, places, the level and its clock,
-pauses and breaks, the prize pool, and a feed of what happened. It reads no clock: `clock()`
+pauses and breaks, the prize pool, the balancing procedure (TDA-2: under the ``tda`` policy, the
+order tables break in, shown from before the start), and a feed of what happened. It reads no clock: `clock()`
 is told `now`. It remembers which tables changed and what is new since `take_changes()` was
 last called, so a server can push only that.
 """
@@ -16,6 +17,7 @@ from typing import Any
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.levels import blind_level
 from orchestrator.core.payouts import prize_table
+from orchestrator.core.tda import TDA_PROCEDURE, break_order
 
 __all__ = ["Changes", "FeedItem", "Lobby", "ordinal"]
 
@@ -297,6 +299,18 @@ class Lobby:
             field_size=self.field_size,
         )
 
+    def balancing(self) -> dict[str, Any]:
+        """The tournament's balancing policy; under ``tda`` the procedure published before the
+        start and the open tables in the order they break, the next first (TDA-2)."""
+        policy = self.config.policy
+        if policy != "tda":
+            return {"policy": policy, "procedure": [], "break_order": []}
+        return {
+            "policy": policy,
+            "procedure": list(TDA_PROCEDURE),
+            "break_order": list(break_order(self.tables)),
+        }
+
     def ranking(self, limit: int = 10) -> list[tuple[str, int]]:
         """The chip count leaders; equal stacks by name, so the order is stable."""
         return sorted(self.stacks.items(), key=lambda item: (-item[1], item[0]))[:limit]
@@ -315,7 +329,7 @@ class Lobby:
     def clock(self, now: float) -> dict[str, Any]:
         """The clock screen's numbers at `now`: level and blinds, what is left of the level
         (seconds for a timed level, hands for one counted in hands), the next level or break,
-        the field, the average stack, the prize pool and payouts."""
+        the field, the average stack, the prize pool and payouts, the balancing procedure."""
         config = self.config
         level = max(1, self.level)
         blinds = blind_level(config, level)
@@ -355,6 +369,7 @@ class Lobby:
             "payouts": self.payouts(),
             "final_table": self.final_table,
             "hand_for_hand": self.hand_for_hand,
+            "balancing": self.balancing(),
             "winner": self.winner,
             "cancelled": self.cancelled,
             "gap": self.gap,

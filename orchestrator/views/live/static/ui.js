@@ -151,6 +151,19 @@ function tick() {
       if (!c.payouts.length) payouts.append(el("li", "more", "known once the field is seated"));
     }
   }
+  const procedure = $("balancing");
+  if (procedure && c.balancing) {  // TDA-2: the published order of breaking and balancing
+    const key = JSON.stringify(c.balancing);
+    if (procedure.dataset.key !== key) {
+      procedure.dataset.key = key;
+      $("balancing-panel").hidden = !c.balancing.procedure.length;
+      setText("balancing-policy", c.balancing.policy);
+      procedure.replaceChildren(...c.balancing.procedure.map((line) => el("li", null, line)));
+      const order = c.balancing.break_order;
+      setText("break-order", order.length ? `Tables break in this order: ${order.slice(0, 30).join(", ")}` +
+        (order.length > 30 ? ` and ${order.length - 30} more` : "") : "");
+    }
+  }
   const summary = $("summary");
   if (summary) {
     const left = c.winner ? `${c.winner} wins` : c.cancelled ? "cancelled" :
