@@ -139,10 +139,11 @@ def test_crash2_prizes_already_won_are_kept() -> None:
     ledger.award_prize("cy", 9_001, now=5.0)  # cy finished 3rd in the money
     ledger.roll_forward({"ann": 2, "bob": 1}, now=6.0)
     assert ledger.balance_of("cy") == 100_000 - BUY_IN - FEE + 9_001
-    # pool 20,999: chip half 10,499 -> 6,999.33 / 3,499.67 floored, 1 cent left to ann;
-    # equal half 10,500 -> 5,250 each
-    assert ledger.balance_of("ann") - (100_000 - BUY_IN) == 5_250 + 7_000
-    assert ledger.balance_of("bob") - (100_000 - BUY_IN) == 5_250 + 3_499
+    # pool 20,999: chip half 10,499 -> 6,999.33 / 3,499.67, equal half 10,500 -> 5,250 each;
+    # the cent left goes to the largest remainder, bob's .67 (CRASH-2 Decision; it went to the
+    # bigger stack, ann, before the Decision)
+    assert ledger.balance_of("ann") - (100_000 - BUY_IN) == 5_250 + 6_999
+    assert ledger.balance_of("bob") - (100_000 - BUY_IN) == 5_250 + 3_500
     assert ledger.pool == 0
     ledger.check()
 
@@ -158,6 +159,70 @@ def test_crash2_remainder_cents_go_to_the_biggest_stacks_ties_by_name() -> None:
         ("b", 1, 1),
         ("c", 1, 1),
     ]
+
+
+def test_crash2_leftover_cents_go_to_the_largest_remainders_then_chips_then_the_button() -> None:
+    ledger = funded("a", "b", "c", "d")
+    for player in "abcd":
+        ledger.entry(player, buy_in=25, fee=0, now=1.0)
+    # pool 100: equal half 50 (12.5 each), chip half 50 by 3:3:2:2 (15, 15, 10, 10): exact
+    # shares 27.5, 27.5, 22.5, 22.5, all .5 left over: two cents to the two bigger stacks.
+    rolled = ledger.roll_forward({"a": 3, "b": 3, "c": 2, "d": 2}, now=2.0)
+    totals = {s.player: s.equal_share + s.chip_share for s in rolled.shares}
+    assert totals == {"a": 28, "b": 28, "c": 22, "d": 22}
+    # equal chips everywhere: nearer the button clockwise first (d on it, then b).
+    ledger = funded("a", "b", "c", "d")
+    for player in "abcd":
+        ledger.entry(player, buy_in=25, fee=0, now=1.0)
+    ledger.award_prize("a", 2, now=1.5)  # pool 98: 24.5 each
+    rolled = ledger.roll_forward(
+        {p: 5 for p in "abcd"}, now=2.0, button_distance={"a": 3, "b": 1, "c": 2, "d": 0}
+    )
+    totals = {s.player: s.equal_share + s.chip_share for s in rolled.shares}
+    assert totals == {"a": 24, "b": 25, "c": 24, "d": 25}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    stacks=st.lists(st.integers(0, 50_000), min_size=1, max_size=9),
+    pool=st.integers(0, 1_000_000),
+    data=st.data(),
+)
+def test_crash2_no_share_above_its_exact_value_rounded_up(
+    stacks: list[int], pool: int, data: st.DataObject
+) -> None:
+    names = [f"p{k}" for k in range(len(stacks))]
+    ledger = funded(*names, balance=1_000_000)
+    for k, name in enumerate(names):  # the pool as entries, the first paying the rest
+        ledger.entry(name, buy_in=pool if k == 0 else 0, fee=0, now=1.0)
+    distances = data.draw(st.permutations(range(len(names))))
+    rolled = ledger.roll_forward(
+        dict(zip(names, stacks, strict=True)),
+        now=2.0,
+        button_distance=dict(zip(names, distances, strict=True)),
+    )
+    n, total = len(stacks), sum(stacks)
+    weights = stacks if total else [1] * n
+    chip_half, equal_half = pool // 2, pool - pool // 2
+    got = {s.player: (s.equal_share, s.chip_share) for s in rolled.shares}
+    assert sum(e for e, _ in got.values()) == equal_half
+    assert sum(c for _, c in got.values()) == chip_half
+    exact = {}
+    for name, weight in zip(names, weights, strict=True):
+        numerator = equal_half * sum(weights) + chip_half * weight * n  # over n * sum(weights)
+        exact[name] = numerator
+        share = sum(got[name])
+        low = numerator // (n * sum(weights))
+        assert low <= share <= -(-numerator // (n * sum(weights)))
+    # the cents above the rounded-down shares went to the largest remainders
+    denominator = n * sum(weights)
+    lucky = [p for p in names if sum(got[p]) * denominator > exact[p]]
+    unlucky = [p for p in names if sum(got[p]) * denominator < exact[p] and p not in lucky]
+    if lucky and unlucky:
+        assert min(exact[p] % denominator for p in lucky) >= max(
+            exact[p] % denominator for p in unlucky
+        )
+    assert ledger.pool == 0
 
 
 def test_crash2_all_stacks_zero_split_the_chip_half_equally() -> None:

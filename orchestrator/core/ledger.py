@@ -23,11 +23,14 @@ The movements and their rules:
 - `award_prize`: the pool pays a prize.
 - CRASH-2 `roll_forward`: a running tournament cancelled. Each player still in gets the fee of
   their live (latest) entry back from the operator; the pool not yet awarded, P, is split in
-  two halves, the chip half `P // 2` and the equal half `P - P // 2`. The equal half gives each
-  of the n players `equal_half // n`; the chip half gives each `chip_half * chips // total`.
-  **Remainder rule:** the cents left over in each half (fewer than n) go one each to the
-  players in order of chips, most first, ties by player name; so the pool ends at exactly
-  zero. Players already eliminated are not in the split and get nothing more; prizes already
+  two halves, the chip half `P // 2` and the equal half `P - P // 2`: each of the n players'
+  exact share is `equal_half / n + chip_half * chips / total_chips`. **Remainder rule (RULES.md
+  Decision):** every share is rounded down to the cent, and the cents left over (fewer than n)
+  go one each to the largest fractional remainders; equal remainders go to more chips, then to
+  the player nearer the button clockwise (`button_distance`, the button 0), then by name. So
+  the pool ends at exactly zero and no player receives more than his exact share rounded up.
+  Each total is posted as its two parts (`equal_share`, `chip_share`), each half paying out in
+  full. Players already eliminated are not in the split and get nothing more; prizes already
   paid stay paid. If every player still in has zero chips, the chip half is split like the
   equal half.
 
@@ -246,9 +249,17 @@ class Ledger:
         postings = self._commit([(player, POOL, account, amount, Reason.PRIZE)], now)
         return postings[0] if postings else None
 
-    def roll_forward(self, chips: Mapping[str, int], *, now: float) -> RollForward:
-        """CRASH-2 for the players still in, `chips` = each one's stack at the cancellation.
-        The split and the remainder rule are in the module docstring."""
+    def roll_forward(
+        self,
+        chips: Mapping[str, int],
+        *,
+        now: float,
+        button_distance: Mapping[str, int] | None = None,
+    ) -> RollForward:
+        """CRASH-2 for the players still in, `chips` = each one's stack at the cancellation;
+        `button_distance` = each one's seats clockwise from his table's button (the button 0),
+        the last tie-break of the remainder rule (missing: by name). The split and the
+        remainder rule are in the module docstring."""
         if not chips:
             raise NoEntryError("CRASH-2: a roll-forward needs the players still in")
         lives: dict[int, EntryPaid] = {}
@@ -257,13 +268,13 @@ class Ledger:
             _cents(stack, f"{player}'s chips")
             index, entry = self._live(player)
             lives[index] = entry
-        order = sorted(chips, key=lambda p: (-chips[p], p))
+        distance = button_distance or {}
+        order = sorted(chips, key=lambda p: (-chips[p], distance.get(p, 0), p))
         chip_half = self.pool // 2
         equal_half = self.pool - chip_half
-        equal = _split(equal_half, {p: 1 for p in order}, order)
         # all stacks at zero (possible with pre-paid rebuys left): the chip half goes equally
         weights = dict(chips) if sum(chips.values()) else {p: 1 for p in order}
-        by_chips = _split(chip_half, weights, order)
+        equal, by_chips = _split(equal_half, chip_half, weights, order)
         fee = {entry.player: entry.fee for entry in lives.values()}
         moves: list[_Move] = []
         for player in order:
@@ -344,11 +355,36 @@ class Ledger:
         return tuple(postings)
 
 
-def _split(amount: int, weights: Mapping[str, int], order: Sequence[str]) -> dict[str, int]:
-    """`amount` in proportion to `weights`, rounded down; the leftover cents (fewer than the
-    number of players) one each in `order` (CRASH-2 remainder rule)."""
-    total = sum(weights.values())
-    shares = {p: amount * weights[p] // total for p in order}
-    for player in order[: amount - sum(shares.values())]:
+def _split(
+    equal_half: int, chip_half: int, weights: Mapping[str, int], order: Sequence[str]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """CRASH-2: each player's equal and chip shares. His total is his exact share (`equal_half /
+    n + chip_half * weight / total`) rounded down, plus one of the leftover cents for the
+    largest fractional remainders, equal remainders in `order` (the remainder rule). The total
+    is then split into its two parts so that each half pays out exactly.
+
+    >>> _split(4, 3, {"a": 1, "b": 1, "c": 1}, ["a", "b", "c"])
+    ({'a': 2, 'b': 1, 'c': 1}, {'a': 1, 'b': 1, 'c': 1})
+    >>> _split(10_500, 10_499, {"ann": 2, "bob": 1}, ["ann", "bob"])  # bob's .67 beats ann's .33
+    ({'ann': 5250, 'bob': 5250}, {'ann': 6999, 'bob': 3500})
+    """
+    n, total = len(order), sum(weights.values())
+    denominator = n * total
+    exact = {p: equal_half * total + chip_half * weights[p] * n for p in order}  # / denominator
+    shares = {p: exact[p] // denominator for p in order}
+    leftover = equal_half + chip_half - sum(shares.values())
+    rank = {p: k for k, p in enumerate(order)}
+    for player in sorted(order, key=lambda p: (-(exact[p] % denominator), rank[p]))[:leftover]:
         shares[player] += 1
-    return shares
+    # The two parts: each at least its own share rounded down; the cents above that go to the
+    # equal half first, while it still owes some, the rest to the chip half.
+    equal = {p: equal_half // n for p in order}
+    by_chips = {p: chip_half * weights[p] // total for p in order}
+    owed = equal_half - sum(equal.values())
+    for player in order:
+        extra = shares[player] - equal[player] - by_chips[player]
+        to_equal = min(extra, owed)
+        equal[player] += to_equal
+        by_chips[player] += extra - to_equal
+        owed -= to_equal
+    return equal, by_chips

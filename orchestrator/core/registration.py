@@ -253,10 +253,17 @@ class Registration:
         return ()
 
     def cancel(
-        self, reason: str, *, now: float, chips: Mapping[str, int] | None = None
+        self,
+        reason: str,
+        *,
+        now: float,
+        chips: Mapping[str, int] | None = None,
+        button_distance: Mapping[str, int] | None = None,
     ) -> tuple[Event, ...]:
         """Cancel. In registration (CRASH-1) every entry is refunded in full; running (CRASH-2)
-        the tournament rolls forward with `chips`, the stack of every player still in."""
+        the tournament rolls forward with `chips`, the stack of every player still in, and
+        `button_distance`, each one's seats clockwise from his table's button (the last
+        tie-break for the leftover cents, `Ledger.roll_forward`)."""
         self._transition(RegistrationState.CANCELLED)
         if not reason.strip():
             raise RegistrationStateError("a cancellation needs a reason")
@@ -270,7 +277,7 @@ class Registration:
                     "CRASH-2: the chips must name exactly the players still in: "
                     f"{sorted(self.in_play())}"
                 )
-            rolled = self.ledger.roll_forward(chips, now=now)
+            rolled = self.ledger.roll_forward(chips, now=now, button_distance=button_distance)
             for share in rolled.shares:
                 cancelled.append(Refund(player=share.player, amount=share.fee))
                 cancelled.append(
