@@ -49,6 +49,15 @@ def test_every_example_config_loads(path: Path) -> None:
         ({**minimal(), "payouts": {"percent": [60, 30]}}, "add up to 100"),
         ({**minimal(), "payouts": {"percent": [30, 70]}}, "must not increase"),
         ({**minimal(), "breaks": [{"after_level": 1}]}, "breaks.minutes"),
+        # HE-2: the big blind is twice the small blind, the level named
+        (
+            {"tournament": {}, "levels": {"blinds": [[25, 50], [30, 50], [50, 100]]}},
+            r"level 2: the big blind must be twice the small blind \(HE-2\), not \[30, 50\]",
+        ),
+        ({"tournament": {}, "levels": {"blinds": [[25, 49]]}}, "level 1: .* twice the small"),
+        # a structure without its section, the section named
+        (minimal(structure="rebuy"), r'structure = "rebuy" needs a \[rebuy\] section'),
+        (minimal(structure="shootout"), r'"shootout" needs a \[\[phases\]\] section'),
     ],
 )
 def test_bad_config_is_a_clear_error(data: dict[str, Any], message: str) -> None:

@@ -14,7 +14,7 @@ action_seconds = 30       # OUT-1: a remote player's time to act (the front door
 [levels]
 unit = "hands"            # "hands" (per table, for simulations) or "minutes" (RB-5)
 length = 10
-blinds = [[25, 50, 0], [50, 100, 0], [100, 200, 25]]   # small, big, ante per level
+blinds = [[25, 50, 0], [50, 100, 0], [100, 200, 25]]   # small, big (HE-2: twice the small), ante
 
 [[breaks]]
 after_level = 4
@@ -25,7 +25,7 @@ percent = [50, 30, 20]    # by place; omit for the default table scaled by field
 
 Structures beyond the freeze-out (`structure = ...` in [tournament]):
 
-[rebuy]                   # structure = "rebuy" (RB-1..RB-5)
+[rebuy]                   # structure = "rebuy" (RB-1..RB-5) needs this section
 rebuys = 3                # pre-paid with the entry (RB-2)
 threshold = 1500          # a rebuy only at or below this stack (RB-3)
 chips = 1500
@@ -34,7 +34,7 @@ first_conversion = 1500   # RB-4: the first unused rebuy if the stack is <= thre
 conversion = 2500         # RB-4: every other unused rebuy
 auto = true               # bots take every rebuy they may (operators' players ask)
 
-[[phases]]                # structure = "shootout" (SO-1..SO-4), one table per phase
+[[phases]]                # structure = "shootout" (SO-1..SO-4) needs these or [shootout]
 max_per_table = 10
 qualifiers = 1            # the last N at each table go through (SO-2)
 stacks = "reset"          # or "carry" (SO-3)
@@ -223,6 +223,11 @@ def _parse_levels(raw: object) -> tuple[BlindLevel, ...]:
         ante = _whole(entry[2], f"level {number} ante") if len(entry) == 3 else 0
         if small > big:
             raise ConfigError(f"level {number}: small blind {small} exceeds big blind {big}")
+        if big != 2 * small:  # HE-2: the big blind is twice the small blind
+            raise ConfigError(
+                f"level {number}: the big blind must be twice the small blind (HE-2), "
+                f"not [{small}, {big}]"
+            )
         if levels and big <= levels[-1].big_blind:
             raise ConfigError(
                 f"level {number}: blinds must increase, but big blind {big} follows "
@@ -267,7 +272,9 @@ def _parse_rebuy(raw: object, structure: str) -> RebuyRules | None:
         raise ConfigError(f'[rebuy] belongs to structure = "rebuy", not {structure!r}')
     if structure != "rebuy":
         return None
-    section = {} if raw is None else raw
+    if raw is None:
+        raise ConfigError('structure = "rebuy" needs a [rebuy] section (RB-2..RB-4: its rebuys)')
+    section = raw
     if not isinstance(section, Mapping):
         raise ConfigError("[rebuy] must be a table")
     keys = {"rebuys", "threshold", "chips", "levels", "first_conversion", "conversion", "auto"}
@@ -329,7 +336,10 @@ def _parse_shootout(raw: object, structure: str, phases: object) -> bool:
         return False
     if raw is None:
         if phases is None:
-            raise ConfigError("a shoot-out needs [[phases]] or [shootout] heads_up = true")
+            raise ConfigError(
+                'structure = "shootout" needs a [[phases]] section (SO-1, SO-2) or a '
+                "[shootout] section with heads_up = true (SO-5)"
+            )
         return False
     if not isinstance(raw, Mapping):
         raise ConfigError("[shootout] must be a table")
