@@ -137,6 +137,17 @@ def test_default_payout_table_scales_with_the_field(entries: int) -> None:
     assert 1 <= len(table) <= max(1, 3 * entries // 10)
 
 
+def test_pay1_paid_percent_sets_how_many_the_default_table_pays() -> None:
+    config = parse_config({**minimal(), "payouts": {"paid_percent": 15}})
+    assert config.paid_percent == 15 and config.payout_percent is None
+    assert len(default_percentages(1000, config.paid_percent)) == 150
+    assert len(default_percentages(100, 15)) == 15 and sum(default_percentages(100, 15)) == 10_000
+    with pytest.raises(ConfigError, match="not both"):
+        parse_config({**minimal(), "payouts": {"percent": [100], "paid_percent": 15}})
+    with pytest.raises(ConfigError, match=r"paid_percent must be 1\.\.100"):
+        parse_config({**minimal(), "payouts": {"paid_percent": 0}})
+
+
 def test_he8_button_and_blinds_move_one_seat_left() -> None:
     blinds = first_blinds(3, [1, 3, 5, 7])
     assert blinds == Blinds(3, 5, 7)

@@ -239,3 +239,21 @@ def test_tda2_the_lobby_shows_the_published_break_order_from_before_the_start() 
         "procedure": [],
         "break_order": [],
     }
+
+
+def test_pay1_the_lobby_pays_the_configured_share_of_the_field() -> None:
+    cfg = parse_config(
+        {
+            "tournament": {"name": "Live", "max_per_table": 10, "buy_in": 1000},
+            "levels": {"blinds": [[10, 20]]},
+            "payouts": {"paid_percent": 30},
+        }
+    )
+    lobby = Lobby(cfg)
+    log = Log(lobby)
+    for k in range(20):
+        log("player_registered", player=f"p{k}", entry=1, buy_in=1000, fee=0)
+    assert len(lobby.payouts()) == 6  # 30% of 20
+    assert lobby.payouts() == prize_table(
+        20_000, percent=None, entries=20, field_size=20, paid_percent=30
+    )

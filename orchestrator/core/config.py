@@ -82,6 +82,7 @@ class TournamentConfig:
     levels: tuple[BlindLevel, ...]
     breaks: tuple[Break, ...] = ()
     payout_percent: tuple[int, ...] | None = None
+    paid_percent: int | None = None  # PAY-1: the default table pays this share of entries
     rebuy: RebuyRules | None = None
     phases: tuple[Phase, ...] = ()
     heads_up_knockout: bool = False

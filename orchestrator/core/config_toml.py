@@ -21,7 +21,8 @@ after_level = 4
 minutes = 10
 
 [payouts]
-percent = [50, 30, 20]    # by place; omit for the default table scaled by field size
+percent = [50, 30, 20]    # by place; omit for the default table scaled by field size,
+paid_percent = 15         # or that table paying this share of the entries (PAY-1; 1..100)
 
 Structures beyond the freeze-out (`structure = ...` in [tournament]):
 
@@ -191,6 +192,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         levels=levels,
         breaks=_parse_breaks(data.get("breaks", []), len(levels)),
         payout_percent=_parse_payouts(data.get("payouts")),
+        paid_percent=_parse_paid_percent(data.get("payouts")),
         rebuy=_parse_rebuy(data.get("rebuy"), structure),
         phases=_parse_phases(data.get("phases"), structure),
         heads_up_knockout=_parse_shootout(data.get("shootout"), structure, data.get("phases")),
@@ -255,7 +257,11 @@ def _parse_payouts(raw: object) -> tuple[int, ...] | None:
         return None
     if not isinstance(raw, Mapping):
         raise ConfigError("[payouts] must be a table")
-    _unknown("payouts", raw, {"percent"})
+    _unknown("payouts", raw, {"percent", "paid_percent"})
+    if "percent" not in raw and "paid_percent" in raw:
+        return None
+    if "paid_percent" in raw:
+        raise ConfigError("give either payouts.percent or payouts.paid_percent, not both")
     percent = raw.get("percent")
     if not isinstance(percent, list) or not percent:
         raise ConfigError("payouts.percent must be a non-empty list of whole percentages")
@@ -265,6 +271,13 @@ def _parse_payouts(raw: object) -> tuple[int, ...] | None:
     if list(values) != sorted(values, reverse=True):
         raise ConfigError("payouts.percent must not increase from one place to the next")
     return values
+
+
+def _parse_paid_percent(raw: object) -> int | None:
+    """PAY-1: the default payout table paying `paid_percent` of the entries."""
+    if not isinstance(raw, Mapping) or "paid_percent" not in raw:
+        return None
+    return _whole(raw["paid_percent"], "payouts.paid_percent", low=1, high=100)
 
 
 def _parse_rebuy(raw: object, structure: str) -> RebuyRules | None:

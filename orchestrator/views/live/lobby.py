@@ -2,10 +2,10 @@
 
 `Lobby.apply(event)` takes the log's events in seq order and keeps what an operator looks
 at: tables with their seats, stacks and button, the field, places, the level and its clock,
-pauses and breaks, the prize pool, the balancing procedure (TDA-2: under the ``tda`` policy, the
-order tables break in, shown from before the start), and a feed of what happened. It reads no clock: `clock()`
-is told `now`. It remembers which tables changed and what is new since `take_changes()` was
-last called, so a server can push only that.
+pauses and breaks, the prize pool, the balancing procedure (TDA-2: under the ``tda`` policy,
+the order tables break in, shown from before the start), and a feed of what happened. It reads
+no clock: `clock()` is told `now`. It remembers which tables changed and what is new since
+`take_changes()` was last called, so a server can push only that.
 """
 
 from __future__ import annotations
@@ -297,6 +297,7 @@ class Lobby:
             percent=self.config.payout_percent,
             entries=self.entries,
             field_size=self.field_size,
+            paid_percent=self.config.paid_percent,
         )
 
     def balancing(self) -> dict[str, Any]:
