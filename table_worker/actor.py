@@ -16,7 +16,7 @@ from typing import Any
 import ray
 
 from rng_service.client import BlockingDeckClient
-from table_worker.bots import Bot, SittingOut, make_bot
+from table_worker.bots import Bot, SittingOut, make_bot, policy_for
 from table_worker.engine import Decision, Hand, HandSetup, LegalActions
 from table_worker.errors import IllegalAction
 from table_worker.phh import phhs_section
@@ -158,7 +158,7 @@ class Table:
     def _bot(self, player: str) -> Bot:
         bot = self._bots.get(player)
         if bot is None:
-            policy = self._bot_policies[hash_index(player, len(self._bot_policies))]
+            policy = policy_for(player, self._bot_policies, self._seed)
             bot = self._bots[player] = make_bot(policy, random.Random(f"{self._seed}:{player}"))
         return bot
 
@@ -168,11 +168,6 @@ class Table:
             self._decks.close()
             if self._remote is not None:
                 self._remote.close()
-
-
-def hash_index(name: str, size: int) -> int:
-    """A stable index from a name (Python's own hash() changes between processes)."""
-    return sum(name.encode()) % size
 
 
 # Typed as Any: Ray's decorator hides the class behind its own proxy type.

@@ -122,7 +122,14 @@ def run(
 
 @pytest.mark.parametrize(
     ("players", "max_per_table", "policy"),
-    [(9, 9, "equilibrium"), (2, 2, "equilibrium"), (45, 10, "equilibrium"), (37, 6, "threshold")],
+    [
+        (9, 9, "equilibrium"),
+        (2, 2, "equilibrium"),
+        (45, 10, "equilibrium"),
+        (37, 6, "threshold"),
+        (45, 10, "tda"),
+        (61, 6, "tda"),
+    ],
 )
 def test_a_tournament_plays_to_one_winner_keeping_every_invariant(
     players: int, max_per_table: int, policy: str

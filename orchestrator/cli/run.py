@@ -34,6 +34,14 @@ def register(
     run.add_argument("config", type=Path, help="the tournament's TOML file")
     run.add_argument("--players", type=positive_int, help="entries (default: the config's)")
     run.add_argument("--seed", type=int, help="RNG seed (default: random, printed)")
+    run.add_argument(
+        "--bots",
+        type=bot_mix,
+        default=RUN_BOTS,
+        metavar="MIX",
+        help="the bots' policies and weights, e.g. tag=70,lag=15,station=10,random=5, or a list "
+        f"weighed alike (default {RUN_BOTS}); each player's is drawn from the seed",
+    )
     run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
     run.add_argument(
         "--store",
@@ -130,9 +138,15 @@ def register(
         description="Run a tournament of bots end to end and measure it.",
     )
     tournament.add_argument(
-        "--config", type=Path, default=Path("examples/freezeout-1000.toml"), help="TOML file"
+        "--config",
+        type=Path,
+        default=Path("examples/online-regular-1000.toml"),
+        help="TOML file (%(default)s)",
     )
     tournament.add_argument("--players", type=positive_int, default=1000, help="entries (1000)")
+    tournament.add_argument(
+        "--bots", type=bot_mix, default=FIELD_BOTS, metavar="MIX", help="as mtt run's (%(default)s)"
+    )
     tournament.add_argument("--seed", type=int, default=1, help="RNG seed (1)")
     tournament.add_argument("--out", type=Path, default=Path("out/bench-tournament"))
     tournament.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -164,6 +178,34 @@ def register(
 
 
 TOKEN_ENV = "MTT_OPERATOR_TOKEN"
+RUN_BOTS = "strength,random,station"
+FIELD_BOTS = "tag=70,lag=15,station=10,random=5"  # a field that plays like a real one
+
+
+def bot_mix(text: str) -> tuple[str, ...]:
+    """argparse type: a mix of bot policies (`table_worker.bots.parse_mix`) as the pool each
+    player's policy is drawn from."""
+    from table_worker.bots import mix_pool, parse_mix
+
+    try:
+        return mix_pool(parse_mix(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _print_play_styles(out: Path, pool: tuple[str, ...], seed: int) -> None:
+    """How the bots played, from the run's hand histories (`orchestrator.views.play_style`)."""
+    import tomllib
+
+    from orchestrator.views.play_style import format_play_styles, play_styles, read_hands
+    from table_worker.bots import policy_for
+
+    try:
+        rows = play_styles(read_hands(out / "hands"), lambda p: policy_for(p, pool, seed))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        print(f"(how the bots played: cannot read {out}/hands: {exc})")
+        return
+    print(f"\nhow the bots played ({out}/hands/*.phhs):\n{format_play_styles(rows)}")
 
 
 def _ui_options(args: argparse.Namespace) -> UiOptions | None:
@@ -225,6 +267,7 @@ def _run(args: argparse.Namespace) -> int:
         ui=ui,
         metrics=metrics,
         deck_metrics_port=args.deck_metrics_port,
+        policies=args.bots,
     )
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
@@ -248,6 +291,7 @@ def _run(args: argparse.Namespace) -> int:
         f"{summary.seconds:.1f}s; prize pool {results['prize_pool']}; results in "
         f"{args.out}/results.json"
     )
+    _print_play_styles(args.out, args.bots, seed)
     return 0
 
 
@@ -303,7 +347,7 @@ def _bench(args: argparse.Namespace) -> int:
     from orchestrator.shell.driver import RunOptions, run_tournament
 
     config = load_config(args.config).with_players(args.players)
-    options = RunOptions(out=args.out, seed=args.seed, ray_logs=not args.json)
+    options = RunOptions(out=args.out, seed=args.seed, ray_logs=not args.json, policies=args.bots)
     summary = run_tournament(config, options)
     wall = sorted(w for w, _ in summary.report_seconds)
     cpu = sorted(c for _, c in summary.report_seconds)
@@ -314,9 +358,10 @@ def _bench(args: argparse.Namespace) -> int:
         )
 
     report = {
+        "config": config.name,
         "players": args.players,
         "seconds": round(summary.seconds, 2),
-        "hands": summary.hands,
+        "hands": summary.hands,  # per tournament: the structure and the bots set it
         "hands_per_s": round(summary.hands / summary.seconds, 1),
         "report_p50_ms": ms(wall, 0.50),
         "report_p99_ms": ms(wall, 0.99),
