@@ -4,7 +4,8 @@ the flop (VPIP: a call or a raise, not a blind or the big blind's check), raised
 (PFR), and went to showdown (showed or mucked at the end), and the hands dealt per player.
 
 `play_styles` is pure: it takes the hands as PHH fields (what `tomllib` reads from a section)
-and a function giving each player's policy (`table_worker.bots.policy_for` in a run). `read_hands` reads a run's folder of `.phhs` files, each once.
+and a function giving each player's policy (`table_worker.bots.policy_for` in a run).
+`read_hands` reads a run's folder of `.phhs` files, each once.
 
 >>> hand = {
 ...     "players": ["a", "b", "c"], "blinds_or_straddles": [50, 100, 0],
