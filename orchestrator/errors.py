@@ -79,7 +79,7 @@ Hierarchy::
 Domain errors (a report that breaks the rules) live under OrchestratorError; infrastructure
 errors (a store down) under StoreError, translated from driver errors at the boundary with
 ``raise StoreUnavailable(...) from exc``. The used-deck store that `Store.decks` hands out is
-the deck service's own and raises `rng_service.errors.StoreError` and its subclasses.
+the deck service's own and raises `rng_service.errors.DeckStoreError` and its subclasses.
 """
 
 from __future__ import annotations
