@@ -59,7 +59,7 @@ class RunOptions:
     store: str | None = None  # the event log's and the used decks' store; default: SQLite
     # in the run's folder
     ray_address: str | None = None
-    policies: tuple[str, ...] = ("strength", "random", "station")
+    bots: tuple[str, ...] = ("strength", "random", "station")  # the bots' policies, cycled
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
     kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
@@ -275,7 +275,7 @@ def run_tournament(
         settings = TableSettings(
             deck_target=deck_target,
             hands_dir=str(hands_dir),
-            policies=options.policies,
+            policies=options.bots,
             seed=options.seed,
         )
         placement = {"resources": {HEAD: 0.001}} if cluster is not None else {}
