@@ -172,7 +172,8 @@ def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iter
     if ui is None:
         yield None
         return
-    from orchestrator.views.live import EventFileSource, RunControl, create_app, serve_ui
+    from orchestrator.shell.run_control import EventFileSource, RunControl
+    from orchestrator.views.live import create_app, serve_ui
 
     control = RunControl(wait_for_start=ui.wait_for_start)
     app = create_app(
