@@ -26,6 +26,7 @@ from prometheus_client import CollectorRegistry, start_http_server
 
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.tournament import Tournament
+from orchestrator.errors import RemoteUnavailable
 from orchestrator.views.metrics import TournamentMetrics
 
 __all__ = [
@@ -101,7 +102,7 @@ def deck_service(store: str, *, port: int = 0, metrics_port: int | None = None) 
         assert process.stdout is not None
         line = process.stdout.readline()
         if not line.startswith("deck service on "):
-            raise RuntimeError(f"the deck service did not start (it said {line!r})")
+            raise RemoteUnavailable(f"the deck service did not start (it said {line.strip()!r})")
         yield line.split()[3]
     finally:
         process.terminate()
