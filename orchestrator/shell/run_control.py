@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from orchestrator.core.events import EventRecord
 from orchestrator.errors import RemoteUnavailable, TournamentStateError
 from orchestrator.shell.errors import foreign_errors
 
@@ -23,9 +24,9 @@ class EventFileSource:
         self._path = path
         self._offset = 0
         self._batch = batch
-        self._pending: list[dict[str, Any]] = []
+        self._pending: list[EventRecord] = []
 
-    async def events_since(self, seq: int) -> list[dict[str, Any]]:
+    async def events_since(self, seq: int) -> list[EventRecord]:
         if len(self._pending) < self._batch:
             self._read()
         events = [e for e in self._pending[: self._batch] if e["seq"] > seq]

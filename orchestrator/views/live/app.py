@@ -28,6 +28,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from orchestrator.core.config import TournamentConfig
+from orchestrator.core.events import EventRecord
 from orchestrator.errors import OrchestratorError, RemoteError, StoreError
 from orchestrator.views.live.lobby import FeedItem, Lobby
 
@@ -46,7 +47,7 @@ class EventSource(Protocol):
     """The tournament's event log from the start, in seq order, without gaps (the orchestrator
     actor's `events_since`, a store's log, `events.jsonl` followed by `EventFileSource`)."""
 
-    async def events_since(self, seq: int) -> list[dict[str, Any]]: ...
+    async def events_since(self, seq: int) -> list[EventRecord]: ...
 
 
 class OperatorControl(Protocol):
