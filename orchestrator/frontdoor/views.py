@@ -133,6 +133,8 @@ class ViewServer(uvicorn.Server):
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
+        """Not dead code: `uvicorn.Server.serve()` enters this; uvicorn's own would take
+        SIGINT and SIGTERM from the front door's loop (`run_until_signal`)."""
         yield
 
 
