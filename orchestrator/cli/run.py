@@ -230,18 +230,32 @@ def _run(args: argparse.Namespace) -> int:
     results = summary.results
     if "cancelled" in results:
         print(
-            f"\n{config.name} was cancelled ({results['cancelled']}) after {summary.hands} hands; "
-            f"refunds and roll-forward in {args.out}/events.jsonl, results in "
-            f"{args.out}/results.json"
+            f"\n{config.name} was cancelled ({results['cancelled']}) after {summary.hands} hands"
+            f" in {summary.seconds:.1f}s; the refunds and the roll-forward are in its event log"
         )
+        print(_where(args.out))
         return 3
     winner = results["places"][0]
     print(
         f"\n{winner['player']} wins {config.name} after {summary.hands} hands in "
-        f"{summary.seconds:.1f}s; prize pool {results['prize_pool']}; results in "
-        f"{args.out}/results.json"
+        f"{summary.seconds:.1f}s; prize pool {results['prize_pool']}"
     )
+    print(_where(args.out))
     return 0
+
+
+def _where(out: Path) -> str:
+    """Where a finished run's files are, and the command that makes its report."""
+    hands = len(list((out / "hands").glob("*.phhs")))
+    rows = [
+        ("results", f"{out}/results.json"),
+        ("event log", f"{out}/events.jsonl"),
+        ("hand histories", f"{out}/hands/ ({hands} PHH file{'s' if hands != 1 else ''})"),
+    ]
+    if (out / "side-events").is_dir():
+        rows.append(("side events", f"{out}/side-events/"))
+    rows.append(("report", f"mtt report {out}  (writes {out}/report/report.html)"))
+    return "\n".join(f"  {name:<15} {where}" for name, where in rows)
 
 
 def _replay(args: argparse.Namespace) -> int:
