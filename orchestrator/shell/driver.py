@@ -236,8 +236,8 @@ def local_ray(
 ) -> Iterator[Any]:
     """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address; a
     `namespace` lets a later driver find this one's named (detached) actors. `workers`: the
-    actors a local cluster will host (`ray_system_config`); an existing cluster keeps its own
-    settings."""
+    actors a local cluster will host (`ray_system_config`; 0: Ray's defaults); an existing
+    cluster keeps its own settings."""
     keep_ray_on_this_machine()
     local = not address or address == "local"
     if local:
@@ -254,7 +254,7 @@ def local_ray(
         log_to_driver=logs,
         configure_logging=True,
         namespace=namespace,
-        _system_config=ray_system_config(workers) if local else None,
+        _system_config=ray_system_config(workers) if local and workers else None,
     )
     try:
         yield
