@@ -187,7 +187,8 @@ def test_importing_the_packages_changes_no_environment() -> None:
         # Ray itself sets variables when imported: the packages' own imports are measured.
         "import importlib, os, ray; before = dict(os.environ)\n"
         f"for name in {names!r}: importlib.import_module(name)\n"
-        "changed = {k for k in set(os.environ) | set(before) if os.environ.get(k) != before.get(k)}\n"
+        "keys = set(os.environ) | set(before)\n"
+        "changed = {k for k in keys if os.environ.get(k) != before.get(k)}\n"
         "print(sorted(changed))"
     )
     env = {k: v for k, v in os.environ.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}

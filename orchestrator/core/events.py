@@ -17,6 +17,7 @@ __all__ = [
     "ButtonAssigned",
     "ChipsRemoved",
     "Event",
+    "EventRecord",
     "FinalTable",
     "HandFinished",
     "HandForHand",
@@ -55,6 +56,9 @@ __all__ = [
     "TournamentStarted",
     "WarningIssued",
 ]
+
+
+EventRecord = dict[str, Any]  # one record of the log as read: seq, ts, type, cause?, fields
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -19,7 +19,7 @@ import re
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,15 +29,7 @@ from orchestrator.core.config_toml import config_from_text
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules
-from orchestrator.errors import (
-    AlreadyRegisteredError,
-    ConfigError,
-    LedgerError,
-    NotRegisteredError,
-    OrchestratorError,
-    RegistrationError,
-    StoreError,
-)
+from orchestrator.errors import PACKAGE_ERRORS, ConfigError, OrchestratorError, StoreError
 from orchestrator.frontdoor.auth import new_secret, token_digest
 from orchestrator.frontdoor.errors import (
     FrontDoorError,
@@ -45,8 +37,10 @@ from orchestrator.frontdoor.errors import (
     NotAvailable,
     NotFound,
     WrongState,
+    refusal,
 )
 from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.shell.errors import foreign_errors, translate
 from orchestrator.shell.store import Store
 from orchestrator.views.metrics import TournamentMetrics
 
@@ -147,7 +141,7 @@ class Desk:
         try:
             config = config_from_text(config_text, source="the config")
         except ConfigError as exc:
-            raise InvalidRequest(str(exc)) from exc
+            raise refusal(exc) from exc
         if config.structure != "freezeout" or config.late_entries or config.side_events:
             raise InvalidRequest(
                 "the front door runs freeze-outs of registered players (no shoot-out, rebuy, "
@@ -223,7 +217,8 @@ class Desk:
         except Exception as exc:  # Ray refused: say so, keep serving the rest
             entry.state = "lost"
             log.exception("%s: the orchestrator did not start", tournament_id)
-            raise NotAvailable(f"the tournament could not start on Ray: {exc}") from exc
+            why = translate(exc) or exc  # Ray's errors in a line
+            raise NotAvailable(f"the tournament could not start on Ray: {why}") from exc
         self._follow(entry)
         return entry
 
@@ -273,7 +268,7 @@ class Desk:
                 {"player": p, "stack": start, "place": 0, "prize": 0} for p in self.players(entry)
             ]
             return entry, rows
-        rows = await entry.orchestrator.standings.remote()
+        rows = await self._ask(entry, "standings")
         rows.sort(key=lambda r: (r["place"] != 0, r["place"] or -r["stack"], r["player"]))
         return entry, rows
 
@@ -443,7 +438,7 @@ class Desk:
                 self._store.register(stream, {"tournament": entry.tournament_id})
             self._store.append(stream, [{"seq": entry.logged + 1, "ts": self._clock(), **record}])
         except StoreError as exc:
-            raise NotAvailable(f"the store refused: {exc}") from exc
+            raise refusal(exc, "the store refused") from exc
         entry.logged += 1
 
     def _running(self, tournament_id: str, state: str) -> Entry:
@@ -453,14 +448,18 @@ class Desk:
         return entry
 
     async def _control(self, entry: Entry, method: str, *args: Any) -> None:
-        import ray
+        await self._ask(entry, method, *args)
 
+    async def _ask(self, entry: Entry, method: str, *args: Any) -> Any:
+        """A call on the tournament's orchestrator actor: the core's refusal (already paused)
+        is WrongState, an actor gone NotAvailable (`refusal`)."""
         try:
-            await getattr(entry.orchestrator, method).remote(*args)
-        except ray.exceptions.RayTaskError as exc:  # the core refused (e.g. already paused)
-            raise WrongState(f"{method} refused: {exc.cause}") from exc
-        except ray.exceptions.RayError as exc:
-            raise NotAvailable(f"the tournament's orchestrator is unreachable: {exc}") from exc
+            with foreign_errors(f"the tournament's orchestrator ({method})"):
+                return await getattr(entry.orchestrator, method).remote(*args)
+        except OrchestratorError as exc:
+            raise refusal(exc, f"{method} refused") from exc
+        except PACKAGE_ERRORS as exc:
+            raise refusal(exc) from exc
 
     async def _launch(self, entry: Entry, players: list[str]) -> Any:
         from orchestrator.shell.actor import RESTARTABLE, OrchestratorActor, StoreSettings
@@ -532,15 +531,9 @@ class Desk:
 
 
 @contextlib.contextmanager
-def _translated() -> Any:
+def _translated() -> Iterator[None]:
     """The core's refusals as front-door errors (nothing changed: the core checks first)."""
     try:
         yield
-    except FrontDoorError:
-        raise
-    except AlreadyRegisteredError as exc:
-        raise WrongState(str(exc)) from exc
-    except NotRegisteredError as exc:
-        raise NotFound(str(exc)) from exc
-    except (RegistrationError, LedgerError) as exc:
-        raise WrongState(str(exc)) from exc
+    except PACKAGE_ERRORS as exc:
+        raise refusal(exc) from exc

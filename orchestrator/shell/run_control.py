@@ -8,7 +8,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from orchestrator.errors import OrchestratorError, TournamentStateError
+from orchestrator.core.events import EventRecord
+from orchestrator.errors import RemoteUnavailable, TournamentStateError
+from orchestrator.shell.errors import foreign_errors
 
 __all__ = ["EventFileSource", "RunControl"]
 
@@ -22,9 +24,9 @@ class EventFileSource:
         self._path = path
         self._offset = 0
         self._batch = batch
-        self._pending: list[dict[str, Any]] = []
+        self._pending: list[EventRecord] = []
 
-    async def events_since(self, seq: int) -> list[dict[str, Any]]:
+    async def events_since(self, seq: int) -> list[EventRecord]:
         if len(self._pending) < self._batch:
             self._read()
         events = [e for e in self._pending[: self._batch] if e["seq"] > seq]
@@ -68,15 +70,12 @@ class RunControl:
         await self._call("cancel", reason)
 
     async def _call(self, method: str, *args: Any) -> None:
-        import ray
-
+        """The core's refusal (already paused) comes back as itself (`foreign_errors`); an
+        actor gone means the run is over."""
         if self.orchestrator is None:
             raise TournamentStateError(f"cannot {method}: the tournament is not running")
         try:
-            await getattr(self.orchestrator, method).remote(*args)
-        except ray.exceptions.RayTaskError as exc:
-            if isinstance(exc.cause, OrchestratorError):
-                raise TournamentStateError(str(exc.cause)) from exc
-            raise
-        except ray.exceptions.RayActorError as exc:
+            with foreign_errors(method):
+                await getattr(self.orchestrator, method).remote(*args)
+        except RemoteUnavailable as exc:
             raise TournamentStateError(f"cannot {method}: the tournament has ended") from exc
