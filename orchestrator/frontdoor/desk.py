@@ -40,7 +40,8 @@ from orchestrator.frontdoor.errors import (
     refusal,
 )
 from orchestrator.frontdoor.hub import PlayerHub
-from orchestrator.shell.errors import foreign_errors, translate
+from orchestrator.shell.errors import translate
+from orchestrator.shell.orchestrators import OrchestratorHandle
 from orchestrator.shell.store import Store
 from orchestrator.views.metrics import TournamentMetrics
 
@@ -75,7 +76,7 @@ class Entry:
     state: str = "announced"
     tokens: dict[str, str] = field(default_factory=dict)  # token digest -> player
     seated: tuple[str, ...] = ()
-    orchestrator: Any = None  # the Ray actor handle once started
+    orchestrator: OrchestratorHandle | None = None  # once started
     events: list[dict[str, Any]] = field(default_factory=list)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     follower: asyncio.Task[None] | None = None
@@ -369,11 +370,8 @@ class Desk:
         self._persist(entry, {"type": "cancelled", "reason": reason})
 
     def _reattach(self, entry: Entry) -> None:
-        import ray
-
-        try:
-            entry.orchestrator = ray.get_actor(f"{entry.tournament_id}-orchestrator")
-        except ValueError:
+        entry.orchestrator = OrchestratorHandle.find(entry.tournament_id)
+        if entry.orchestrator is None:
             entry.state = "lost"  # the cluster went with the front door
             log.warning("%s: its orchestrator is gone", entry.tournament_id)
             return
@@ -454,15 +452,14 @@ class Desk:
         """A call on the tournament's orchestrator actor: the core's refusal (already paused)
         is WrongState, an actor gone NotAvailable (`refusal`)."""
         try:
-            with foreign_errors(f"the tournament's orchestrator ({method})"):
-                return await getattr(entry.orchestrator, method).remote(*args)
+            return await getattr(entry.orchestrator, method)(*args)
         except OrchestratorError as exc:
             raise refusal(exc, f"{method} refused") from exc
         except PACKAGE_ERRORS as exc:
             raise refusal(exc) from exc
 
-    async def _launch(self, entry: Entry, players: list[str]) -> Any:
-        from orchestrator.shell.actor import RESTARTABLE, OrchestratorActor, StoreSettings
+    async def _launch(self, entry: Entry, players: list[str]) -> OrchestratorHandle:
+        from orchestrator.shell.actor import StoreSettings
         from orchestrator.shell.tables import TableSettings
         from table_worker.remote import GatewaySettings
 
@@ -480,9 +477,7 @@ class Desk:
                 action_seconds=entry.config.action_seconds,
             ),
         )
-        orchestrator = OrchestratorActor.options(
-            name=f"{entry.tournament_id}-orchestrator", **RESTARTABLE
-        ).remote(
+        orchestrator = OrchestratorHandle.launch(
             entry.config.with_players(len(players)),
             players,
             tournament_id=entry.tournament_id,
@@ -491,18 +486,20 @@ class Desk:
             tables=tables,
             store=StoreSettings(url=settings.store_url, run_id=uuid.uuid4().hex[:12]),
         )
-        await orchestrator.start.remote()
+        await orchestrator.start()
         return orchestrator
 
     def _follow(self, entry: Entry) -> None:
-        entry.follower = asyncio.get_running_loop().create_task(self._follow_events(entry))
+        assert entry.orchestrator is not None
+        follow = self._follow_events(entry, entry.orchestrator)
+        entry.follower = asyncio.get_running_loop().create_task(follow)
 
-    async def _follow_events(self, entry: Entry) -> None:
+    async def _follow_events(self, entry: Entry, orchestrator: OrchestratorHandle) -> None:
         """Copy the orchestrator's event log here for watchers, tell players their places,
         feed the tournament metrics."""
         seen = entry.events[-1]["seq"] if entry.events else 0
         while True:
-            fresh: list[dict[str, Any]] = await entry.orchestrator.events_since.remote(seen)
+            fresh = await orchestrator.events_since(seen)
             for event in fresh:
                 kind = event["type"]
                 if kind == "player_eliminated":
@@ -514,7 +511,7 @@ class Desk:
                     entry.state = "cancelled"
             if self._metrics is not None:  # the tournament metrics (orchestrator.views.metrics)
                 self._metrics.follow(entry.tournament_id, fresh)
-                timings = await entry.orchestrator.timings_since_last_call.remote()
+                timings = await orchestrator.timings_since_last_call()
                 self._metrics.observe_timings(entry.tournament_id, timings)
             if fresh:
                 seen = fresh[-1]["seq"]
@@ -525,7 +522,7 @@ class Desk:
                 break
             await asyncio.sleep(EVENT_POLL_SECONDS)
         with contextlib.suppress(Exception):  # results.json written; the actor may go
-            await entry.orchestrator.complete.remote()
+            await orchestrator.complete()
         async with entry.changed:
             entry.changed.notify_all()
 

@@ -3,7 +3,7 @@
 Every call runs to completion before the next (no awaits inside a step), so the core sees
 reports one at a time in the order recorded; each step's events are appended to the store and
 to events.jsonl before the directive goes back to the table (write-ahead), and each step draws
-from its own RNG (`recovery.step_rng`), so the log replays to the same decisions.
+from its own RNG (`core.replay.step_rng`), so the log replays to the same decisions.
 
 The actor is named and detached, and Ray restarts it when it dies: the constructor then finds
 the tournament's log in the store, rebuilds the core from it (snapshot + tail), and the first
@@ -44,6 +44,7 @@ from orchestrator.errors import (
     TournamentStateError,
 )
 from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.orchestrators import Answer, OrchestratorHandle, orchestrator_name
 from orchestrator.shell.store import Store, open_store
 from orchestrator.shell.tables import TableFleet, TableLost, TableReplica, TableSettings
 from orchestrator.views.metrics import OrchestratorTimings
@@ -83,7 +84,7 @@ class Orchestrator:
         self._config = config
         self._seed = seed
         self._out = Path(out_dir)
-        self._side_events: list[Any] = []  # ObjectRefs of side events' completion (RB-6)
+        self._side_events: list[Answer[dict[str, Any]]] = []  # their completions (RB-6)
         self._changed = asyncio.Event()  # a table's loop ended
         self._watchers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak refs
         self._fleet = TableFleet(tournament_id, tables)
@@ -96,7 +97,7 @@ class Orchestrator:
         # (report, decision) wall seconds since the metrics exporter last asked; bounded too.
         self._timings: deque[tuple[float, float]] = deque(maxlen=100_000)
         self._stream = f"{tournament_id}/{store.run_id}"
-        self._owner = f"{tournament_id}-orchestrator"  # the actor's name: a restart is the owner
+        self._owner = orchestrator_name(tournament_id)  # a restart of this actor is the owner
         self._store: Store = open_store(store.url)
         _patiently(self._take_lease)
         self._log = EventLog(self._out / "events.jsonl", store=self._store, stream=self._stream)
@@ -344,7 +345,7 @@ class Orchestrator:
             seed=self._seed + event.event,
         )
         side_id = self._side_event_name(event.event)
-        side = OrchestratorActor.options(name=f"{side_id}-orchestrator", **RESTARTABLE).remote(
+        side = OrchestratorHandle.launch(
             self._config.side_event_config(event.event),
             list(event.players),
             tournament_id=side_id,
@@ -353,17 +354,17 @@ class Orchestrator:
             tables=settings,
             store=self._store_settings,
         )
-        side.start.remote()
-        self._side_events.append(side.complete.remote())
+        side.start()
+        self._side_events.append(side.complete())
 
     def _reattach_side_events(self) -> None:
         """After a restart: wait again for the side events started before it (detached,
         they live on; one not found is started now, from its own log if it has one)."""
         for event in range(1, self._tournament.side_events + 1):
-            side = _actor_named(f"{self._side_event_name(event)}-orchestrator")
+            side = OrchestratorHandle.find(self._side_event_name(event))
             if side is None:
                 continue  # finished and gone: its files are written
-            self._side_events.append(side.complete.remote())
+            self._side_events.append(side.complete())
 
     async def hands_played(self) -> int:
         """Wait for every table's loop to end (tables opened meanwhile included); the hands
@@ -494,10 +495,6 @@ class Orchestrator:
 # Typed as Any: Ray's decorator hides the class behind its own proxy type.
 OrchestratorActor: Any = ray.remote(num_cpus=0)(Orchestrator)
 
-# How an orchestrator is created: named by its caller, detached (it outlives whoever created
-# it), restarted by Ray when it dies, and every call to it retried against the new one.
-RESTARTABLE: dict[str, Any] = {"lifetime": "detached", "max_restarts": 10, "max_task_retries": -1}
-
 LEASE_SECONDS = 30.0  # the ownership lease's TTL; renewed every third of it
 FOLLOW_SECONDS = 0.5  # a found table actor is asked this often whether it lives
 RESTART_BACKOFF = 0.2  # seconds between attempts to start a table's new actor
@@ -522,13 +519,6 @@ def _crash(reason: str, failure: BaseException) -> NoReturn:
     logging.getLogger(__name__).error("%s; restarting from the log", reason, exc_info=failure)
     logging.shutdown()
     os._exit(1)
-
-
-def _actor_named(name: str) -> Any:
-    try:
-        return ray.get_actor(name)
-    except ValueError:
-        return None
 
 
 def _patiently(call: Callable[[], _T]) -> _T:

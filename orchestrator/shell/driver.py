@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import psutil
 from prometheus_client import CollectorRegistry, start_http_server
@@ -28,6 +28,9 @@ from orchestrator.core.config import TournamentConfig
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import RemoteUnavailable
 from orchestrator.views.metrics import TournamentMetrics
+
+if TYPE_CHECKING:
+    from orchestrator.shell.orchestrators import OrchestratorHandle
 
 __all__ = [
     "MetricsEndpoint",
@@ -270,9 +273,8 @@ def run_tournament(
 ) -> RunSummary:
     if options.ray_address is None:
         ask_for_token_auth()  # before Ray is imported
-    import ray
-
-    from orchestrator.shell.actor import RESTARTABLE, OrchestratorActor, StoreSettings
+    from orchestrator.shell.actor import StoreSettings
+    from orchestrator.shell.orchestrators import OrchestratorHandle
     from orchestrator.shell.tables import TableSettings
 
     out = options.out
@@ -327,10 +329,7 @@ def run_tournament(
             bots=options.bots,
             seed=options.seed,
         )
-        placement = {"resources": {HEAD: 0.001}} if cluster is not None else {}
-        orchestrator = OrchestratorActor.options(
-            name=f"{tournament_id}-orchestrator", **RESTARTABLE, **placement
-        ).remote(
+        orchestrator = OrchestratorHandle.launch(
             config,
             players,
             tournament_id=tournament_id,
@@ -338,39 +337,40 @@ def run_tournament(
             out_dir=str(out),
             tables=settings,
             store=StoreSettings(url=store, run_id=uuid.uuid4().hex[:12]),
+            resources={HEAD: 0.001} if cluster is not None else None,
         )
-        ray.get(orchestrator.start.remote())
+        orchestrator.start().get()
         if control is not None:
             control.orchestrator = orchestrator
-        done = orchestrator.complete.remote()
+        done = orchestrator.complete()
         seen, killed = 0, False
-        while not ray.wait([done], timeout=0.5)[0]:
+        while not done.ready(timeout=0.5):
             peak = max(peak, psutil.virtual_memory().used)
             drill = options.kill_node_after
             due = drill is not None and time.time() - started >= drill
             if cluster is not None and due and not killed:
-                lost = kill_a_table_node(cluster, ray.get(orchestrator.table_nodes.remote()))
+                lost = kill_a_table_node(cluster, orchestrator.table_nodes().get())
                 killed = lost is not None
                 if lost is not None and progress is not None:
                     print(f"\nchaos drill: killed node {lost[:12]}", flush=True)
             if progress is not None or exporter.enabled:
-                events = ray.get(orchestrator.events_since.remote(seen))
+                events = orchestrator.events_since(seen).get()
                 seen = events[-1]["seq"] if events else seen
                 exporter.update(orchestrator, events)
             if progress is not None:
-                status = ray.get(orchestrator.status.remote())
+                status = orchestrator.status().get()
                 progress(status | {"seconds": time.time() - started, "events": events})
-        outcome = ray.get(done)
+        outcome = done.get()
         seconds = time.time() - started
-        while exporter.enabled and (events := ray.get(orchestrator.events_since.remote(seen))):
+        while exporter.enabled and (events := orchestrator.events_since(seen).get()):
             seen = events[-1]["seq"]
             exporter.update(orchestrator, events)
         exporter.update(orchestrator, [])
         results, hands = outcome["results"], outcome["hands"]
-        report_seconds = ray.get(orchestrator.report_seconds.remote())
+        report_seconds = orchestrator.report_seconds().get()
         if control is not None:
             control.orchestrator = None  # over: operator commands are refused from now on
-        ray.kill(orchestrator)  # detached: it would outlive this run on a shared cluster
+        orchestrator.kill()
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
 
 
@@ -396,13 +396,11 @@ class _MetricsExporter:
             )
         return self
 
-    def update(self, orchestrator: Any, events: list[dict[str, Any]]) -> None:
-        import ray
-
+    def update(self, orchestrator: OrchestratorHandle, events: list[dict[str, Any]]) -> None:
         if self._endpoint is None:
             return
         self._metrics.follow(self._tournament, events)
-        timings = ray.get(orchestrator.timings_since_last_call.remote())
+        timings = orchestrator.timings_since_last_call().get()
         self._metrics.observe_timings(self._tournament, timings)
 
     def __exit__(self, *exc_info: object) -> None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.core.events import EventRecord
 from orchestrator.errors import RemoteUnavailable, TournamentStateError
-from orchestrator.shell.errors import foreign_errors
+
+if TYPE_CHECKING:
+    from orchestrator.shell.orchestrators import OrchestratorHandle
 
 __all__ = ["EventFileSource", "RunControl"]
 
@@ -53,7 +55,7 @@ class RunControl:
         self.started = threading.Event()
         if not wait_for_start:
             self.started.set()
-        self.orchestrator: Any = None  # the actor handle, set by the driver
+        self.orchestrator: OrchestratorHandle | None = None  # set by the driver
 
     async def start(self) -> None:
         if self.started.is_set():
@@ -70,12 +72,11 @@ class RunControl:
         await self._call("cancel", reason)
 
     async def _call(self, method: str, *args: Any) -> None:
-        """The core's refusal (already paused) comes back as itself (`foreign_errors`); an
+        """The core's refusal (already paused) comes back as itself (`OrchestratorHandle`); an
         actor gone means the run is over."""
         if self.orchestrator is None:
             raise TournamentStateError(f"cannot {method}: the tournament is not running")
         try:
-            with foreign_errors(method):
-                await getattr(self.orchestrator, method).remote(*args)
+            await getattr(self.orchestrator, method)(*args)
         except RemoteUnavailable as exc:
             raise TournamentStateError(f"cannot {method}: the tournament has ended") from exc
