@@ -473,6 +473,7 @@ class Desk:
             StoreSettings,
             TableSettings,
         )
+        from orchestrator.shell.simulation import entry_deposits
         from table_worker.remote import GatewaySettings
 
         settings = self._settings
@@ -494,6 +495,7 @@ class Desk:
         ).remote(
             entry.config.with_players(len(players)),
             players,
+            deposits=entry_deposits(entry.config, players),  # as much as before: every entry
             tournament_id=entry.tournament_id,
             seed=settings.seed,
             out_dir=str(out),

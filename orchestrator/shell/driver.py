@@ -26,6 +26,7 @@ from prometheus_client import CollectorRegistry, start_http_server
 
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.tournament import Tournament
+from orchestrator.shell.simulation import LateBots, entry_deposits, late_bot_names
 from orchestrator.views.metrics import TournamentMetrics
 
 __all__ = [
@@ -242,11 +243,20 @@ def run_tournament(
             old.unlink()
     store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
     players = [f"p{k:05d}" for k in range(1, config.players + 1)]
+    # The bots bring the money for every entry they may take; the late ones register while
+    # late registration is open, at hands drawn from the run's seed (logged when they do).
+    late_bots = LateBots.draw(config, random.Random(f"{options.seed}:late"))
+    deposits = entry_deposits(config, players + late_bot_names(config))
     tournament_id = f"{config.name}-{options.seed}"
     # Registration problems (capacity, skill range) surface here as typed errors, before
     # any process starts.
     Tournament.start(
-        config, players, tournament_id=tournament_id, now=0.0, rng=random.Random(options.seed)
+        config,
+        players,
+        deposits=deposits,
+        tournament_id=tournament_id,
+        now=0.0,
+        rng=random.Random(options.seed),
     )
     baseline = psutil.virtual_memory().used
     peak = baseline
@@ -284,6 +294,7 @@ def run_tournament(
         ).remote(
             config,
             players,
+            deposits=deposits,
             tournament_id=tournament_id,
             seed=options.seed,
             out_dir=str(out),
@@ -295,8 +306,10 @@ def run_tournament(
             control.orchestrator = orchestrator
         done = orchestrator.complete.remote()
         seen, killed = 0, False
-        while not ray.wait([done], timeout=0.5)[0]:
+        while not ray.wait([done], timeout=LATE_POLL if late_bots.waiting else 0.5)[0]:
             peak = max(peak, psutil.virtual_memory().used)
+            if late_bots.waiting:
+                _register_late_bots(orchestrator, late_bots)
             drill = options.kill_node_after
             due = drill is not None and time.time() - started >= drill
             if cluster is not None and due and not killed:
@@ -323,6 +336,22 @@ def run_tournament(
             control.orchestrator = None  # over: operator commands are refused from now on
         ray.kill(orchestrator)  # detached: it would outlive this run on a shared cluster
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
+
+
+LATE_POLL = 0.05  # seconds between looks at the hand count while late bots are to come
+
+
+def _register_late_bots(orchestrator: Any, late_bots: LateBots) -> None:
+    """Register the late bots whose hand has come (REG-1; the orchestrator logs each as a
+    step). One refused (registration closed already, the tournament over) stays out."""
+    import ray
+
+    hands = ray.get(orchestrator.status.remote())["hands"]
+    for bot in late_bots.due(hands):
+        try:
+            ray.get(orchestrator.register_late.remote(bot))
+        except ray.exceptions.RayTaskError as exc:
+            logging.getLogger(__name__).warning("late bot %s not registered: %s", bot, exc.cause)
 
 
 class _MetricsExporter:
