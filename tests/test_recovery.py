@@ -9,18 +9,29 @@ from __future__ import annotations
 import json
 import random
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import RedisServer
 from test_tournament_core import config, play
-from tournament_checks import check_log, funds, opened_tables
+from tournament_checks import check_log, funds, opened_tables, quiet
 
+from orchestrator.core.config import parse_config
 from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng
 from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Step, Tournament
-from orchestrator.errors import RecoveryError, ReportError
+from orchestrator.errors import (
+    AlreadyRegisteredError,
+    InvalidSanctionError,
+    NotInPlayError,
+    RecoveryError,
+    RegistrationClosedError,
+    ReportError,
+    TournamentStateError,
+    UnknownEntrantError,
+)
 from orchestrator.shell.eventlog import EventLog, event_time
 from orchestrator.shell.simulation import LateBots
 from orchestrator.shell.store import SqliteStore, open_store
@@ -361,3 +372,63 @@ def test_followers_page_through_the_whole_log_even_past_what_memory_keeps(
     log.close()
     store.close()
     assert followed == records
+
+
+def test_refused_commands_change_nothing_so_the_log_holds_every_step(tmp_path: Path) -> None:
+    """A command the rules refuse raises its typed error before it changes anything (the
+    orchestrator then logs nothing): a replay of the log would otherwise differ from the core
+    that refused. REG-1 (unfunded, entered already, closed), SAN-1/SAN-2, RB-3."""
+    cfg = parse_config(
+        {
+            "tournament": {
+                "structure": "rebuy",
+                "players": 12,
+                "max_per_table": 6,
+                "starting_stack": 1500,
+                "buy_in": 100,
+                "late_registration_levels": 1,
+                "reentries": 1,
+                "late_entries": 2,
+            },
+            "levels": {"length": 2, "blinds": [[10, 20], [20, 40], [40, 80]]},
+            "rebuy": {"auto": False},
+        }
+    )
+    rng = random.Random(3)
+    tournament, start = Tournament.start(
+        cfg, names(12), deposits=funds(cfg, names(12)), tournament_id="t", now=0.0, rng=rng
+    )
+    refusals: list[tuple[type[Exception], Callable[[], object]]] = [
+        (UnknownEntrantError, lambda: tournament.register_late("nobody", now=1.0, rng=rng)),
+        (AlreadyRegisteredError, lambda: tournament.register_late("p0", now=1.0, rng=rng)),
+        (InvalidSanctionError, lambda: tournament.sanction(DQ, "p1", judge="floor", **WHY)),
+        (NotInPlayError, lambda: tournament.sanction(WARN, "nobody", judge="floor", **WHY)),
+        (InvalidSanctionError, lambda: tournament.sanction(PENALTY, "p1", judge="j", **WHY)),
+        (ReportError, lambda: tournament.request_rebuy("nobody", now=1.0)),
+    ]
+    for error, command in refusals:
+        before = plain(tournament)
+        with pytest.raises(error):
+            command()
+        assert plain(tournament) == before, error
+    tournament.register_late("late00001", now=1.0, rng=rng)
+    with pytest.raises(AlreadyRegisteredError):
+        tournament.register_late("late00001", now=2.0, rng=rng)
+    ready = opened_tables(start)
+    while tournament.clock.level == 1:  # hands where nobody's stack changes
+        for table, directive in sorted(ready.items()):
+            if directive.next_hand is not None:
+                step = tournament.apply_hand(quiet(directive.next_hand), now=3.0, rng=rng)
+                assert step.reply is not None
+                ready[table] = step.reply
+    before = plain(tournament)
+    with pytest.raises(RegistrationClosedError):
+        tournament.register_late("late00002", now=4.0, rng=rng)
+    assert plain(tournament) == before
+    tournament.cancel("drill", now=5.0)
+    with pytest.raises(TournamentStateError, match="cancelled"):
+        tournament.sanction(WARN, "p1", judge="floor", **WHY)
+
+
+WARN, PENALTY, DQ = SanctionKind.WARNING, SanctionKind.PENALTY, SanctionKind.DISQUALIFICATION
+WHY: dict[str, Any] = {"reason": "drill", "now": 1.0}

@@ -72,17 +72,24 @@ def run(
     kill_rate: float = 0.0,
     pause_rate: float = 0.0,
     cancel_when: Callable[[Tournament], bool] | None = None,
+    deposits: dict[str, int] | None = None,
 ) -> tuple[Tournament, list[dict[str, Any]]]:
     """Tables finish hands in a random order, as on a cluster; with `kill_rate`, a table's
     actor dies that often in the middle of a hand; with `pause_rate` the operator pauses or
     resumes that often between two steps; the tournament is cancelled (CRASH-2) as soon as
     `cancel_when` says so; the late bots register as `mtt run` registers them (a command
-    each, at the hand its RNG drew). Returns the core and its log."""
+    each, at the hand its RNG drew), funded as its bots unless `deposits` says otherwise.
+    Returns the core and its log."""
     rng = random.Random(seed)
     players = [f"p{k}" for k in range(cfg.players)]
     late = LateBots.draw(cfg, random.Random(f"{seed}:late"))
     tournament, step = Tournament.start(
-        cfg, players, deposits=funds(cfg, players), tournament_id="t", now=0.0, rng=rng
+        cfg,
+        players,
+        deposits=funds(cfg, players) if deposits is None else deposits,
+        tournament_id="t",
+        now=0.0,
+        rng=rng,
     )
     log: list[dict[str, Any]] = []
     seq = 0
@@ -109,7 +116,7 @@ def run(
                 record(toggle(now=now).events)
         if cancel_when is not None and tournament.cancelled is None and cancel_when(tournament):
             record(tournament.cancel("the room lost power", now=now).events)
-        for bot in late.due(tournament.hands):
+        for bot in late.due(tournament.hands) if tournament.cancelled is None else ():
             step = tournament.register_late(bot, now=now, rng=rng)
             record(step.events)
             ready.update(opened_tables(step))
@@ -451,6 +458,20 @@ def test_late_registration_and_reentry_seat_players_at_random_outside_the_blinds
             level = e["level"]
         elif e in back:
             assert level <= 3  # only during late registration
+
+
+def test_reg1_a_reentry_needs_the_money_for_another_entry() -> None:
+    """The caller funds the accounts: players who brought one entry's price bust out for good
+    where, with the price of two, they enter again."""
+    cfg = config(
+        players=12, max_per_table=6, buy_in=100, fee=10, late_registration_levels=6, reentries=1
+    )
+    _, log = run(cfg, seed=4, deposits={f"p{k}": 110 for k in range(12)})
+    check_log(cfg, log)
+    assert not any(e["type"] == "player_reentered" for e in log)
+    _, funded = run(cfg, seed=4)
+    check_log(cfg, funded)
+    assert any(e["type"] == "player_reentered" for e in funded)
 
 
 def test_late_entrants_never_sit_between_the_button_and_the_small_blind() -> None:

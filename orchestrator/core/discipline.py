@@ -55,7 +55,7 @@ class Discipline:
                 self._penalty_hands[action.player] = action.hands
         return list(ruling.events)
 
-    def leaving(self, player: str) -> bool:
+    def pending_removal(self, player: str) -> bool:
         """Disqualified, and still holding a seat until the next hand boundary (SAN-1)."""
         return player in self._to_disqualify
 

@@ -65,7 +65,7 @@ class LateEntry(Structure):
         if not back:
             return busts
         out = tuple(who for who in busts.out if who not in back)
-        return Busts(out=out, stay=busts.stay, back=busts.back + back)
+        return Busts(out=out, back=busts.back + back)
 
     def holds_places(
         self, play: Play, out: Sequence[Busted], *, button: int, table: int, hand: int

@@ -158,7 +158,7 @@ class Play:
             *self.registration.eliminated(who.player, now=self.clock.level_started_at)
         ]
         side = self.config.side_events
-        if side is not None and not self.discipline.leaving(who.player):
+        if side is not None and not self.discipline.pending_removal(who.player):
             self.side_queue.append(who.player)
             if len(self.side_queue) == side.players:
                 self.side_events += 1

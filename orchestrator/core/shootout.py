@@ -114,7 +114,7 @@ class ShootOut(Seating):
                 remaining_before=0,
             )
         )
-        return Busts(out=ranked[short:], stay=busts.stay + ranked[:short], back=busts.back)
+        return Busts(out=ranked[short:], back=busts.back)
 
     def boundary(
         self,

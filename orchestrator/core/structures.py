@@ -38,10 +38,10 @@ __all__ = ["Boundary", "Busts", "Seating", "Structure", "final_table"]
 
 @dataclass(frozen=True, slots=True)
 class Busts:
-    """The players a hand left without chips, sorted by what happens to them."""
+    """The players a hand left without chips who leave their seats: really out, or to enter
+    again. (A shoot-out's qualifiers who busted keep their seats: they are in neither.)"""
 
     out: tuple[Busted, ...]  # really out: placed now or later
-    stay: tuple[Busted, ...] = ()  # keep their seats with no chips (SO-2 qualifiers)
     back: tuple[Busted, ...] = ()  # leave their seats to enter again (re-entry)
 
 

@@ -369,7 +369,7 @@ class Tournament:
         removed = [
             p
             for p in report.players
-            if play.discipline.leaving(p.player) and p.player not in leaving
+            if play.discipline.pending_removal(p.player) and p.player not in leaving
         ]
         for who in busts.out:
             del play.stacks[who.player]
