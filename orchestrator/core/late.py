@@ -40,7 +40,7 @@ class LateEntry(Structure):
         self._reentered: dict[str, int] = {}
         self._busted: list[tuple[Busted, int, int]] = []  # (who, table, hand), worst first
 
-    def is_open(self, play: Play) -> bool:
+    def _registering(self, play: Play) -> bool:
         return play.clock.level <= self._levels
 
     # --- late registration ----------------------------------------------------------------
@@ -71,7 +71,7 @@ class LateEntry(Structure):
         self, play: Play, out: Sequence[Busted], *, button: int, table: int, hand: int
     ) -> bool:
         """While registration is open the field is not known: places wait for it to close."""
-        if not self.is_open(play):
+        if not self._registering(play):
             return False
         order = place_eliminated(
             out, button=button, seats_per_table=self._seats_per_table, remaining_before=0
@@ -108,7 +108,7 @@ class LateEntry(Structure):
         entry (what `Registration.register` will check once the player is out)."""
         rules = play.registration.rules
         return (
-            self.is_open(play)
+            self._registering(play)
             and self._reentered.get(player, 0) < self._reentries
             and play.registration.ledger.balance_of(player) >= rules.buy_in + rules.fee
             and (rules.max_entries is None or play.registration.entries < rules.max_entries)
