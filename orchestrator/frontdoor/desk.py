@@ -495,7 +495,7 @@ class Desk:
         ).remote(
             entry.config.with_players(len(players)),
             players,
-            deposits=entry_deposits(entry.config, players),  # as much as before: every entry
+            deposits=entry_deposits(entry.config, players),  # every entry each may take
             tournament_id=entry.tournament_id,
             seed=settings.seed,
             out_dir=str(out),
