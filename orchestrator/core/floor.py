@@ -271,9 +271,6 @@ class TableFloor:
             raise InvalidReportError(f"table {table}: a hand cannot eliminate every player")
         return list(eliminated)
 
-    # alias until tournament.py is rewritten
-    hand_finished = after_hand
-
 
 def _check_config(max_per_table: int, policy: str) -> None:
     if not 2 <= max_per_table <= 10:  # FO-1

@@ -460,6 +460,7 @@ class Desk:
 
     async def _launch(self, entry: Entry, players: list[str]) -> OrchestratorHandle:
         from orchestrator.shell.actor import StoreSettings
+        from orchestrator.shell.simulation import entry_deposits
         from orchestrator.shell.tables import TableSettings
         from table_worker.remote import GatewaySettings
 
@@ -480,6 +481,7 @@ class Desk:
         orchestrator = OrchestratorHandle.launch(
             entry.config.with_players(len(players)),
             players,
+            deposits=entry_deposits(entry.config, players),  # every entry each may take
             tournament_id=entry.tournament_id,
             seed=settings.seed,
             out_dir=str(out),

@@ -34,17 +34,22 @@ import ray
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import Event, NodeLost
 from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng
+from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Directive, OpenTable, StartSideEvent, Step, Tournament
 from orchestrator.errors import (
     LeaseLost,
+    LedgerError,
     RecoveryError,
+    RegistrationError,
     ReportError,
+    SanctionError,
     StoreUnavailable,
     TournamentExists,
     TournamentStateError,
 )
 from orchestrator.shell.eventlog import EventLog, event_time
 from orchestrator.shell.orchestrators import Answer, OrchestratorHandle, orchestrator_name
+from orchestrator.shell.simulation import entry_deposits
 from orchestrator.shell.store import Store, open_store
 from orchestrator.shell.tables import TableFleet, TableLost, TableReplica, TableSettings
 from orchestrator.views.metrics import OrchestratorTimings
@@ -72,12 +77,15 @@ class Orchestrator:
         config: TournamentConfig,
         players: list[str],
         *,
+        deposits: dict[str, int],
         tournament_id: str,
         seed: int,
         out_dir: str,
         tables: TableSettings,
         store: StoreSettings,
     ) -> None:
+        """`deposits`: the money (cents) each player, and each who may register late, brings
+        (`shell.simulation.entry_deposits` for bots)."""
         self._tournament_id = tournament_id
         self._settings = tables
         self._store_settings = store
@@ -110,6 +118,7 @@ class Orchestrator:
             self._tournament = rebuild(
                 config,
                 players,
+                deposits=deposits,
                 tournament_id=tournament_id,
                 seed=seed,
                 records=tail,
@@ -132,7 +141,12 @@ class Orchestrator:
                 )
             now = event_time(time.time())
             self._tournament, step = Tournament.start(
-                config, players, tournament_id=tournament_id, now=now, rng=step_rng(seed, 0)
+                config,
+                players,
+                deposits=deposits,
+                tournament_id=tournament_id,
+                now=now,
+                rng=step_rng(seed, 0),
             )
             self._log.append(step.events, ts=now)
             self._opening = step.directives
@@ -345,9 +359,11 @@ class Orchestrator:
             seed=self._seed + event.event,
         )
         side_id = self._side_event_name(event.event)
+        config = self._config.side_event_config(event.event)
         side = OrchestratorHandle.launch(
-            self._config.side_event_config(event.event),
+            config,
             list(event.players),
+            deposits=entry_deposits(config, event.players),  # the bots all bring it (RB-6)
             tournament_id=side_id,
             seed=self._seed + event.event,
             out_dir=str(out),
@@ -404,7 +420,7 @@ class Orchestrator:
         started, cpu_started = time.perf_counter(), time.thread_time()
         now = event_time(time.time())
         rng = step_rng(self._seed, self._log.seq)
-        step = _decide(lambda: self._tournament.hand_finished(report, now=now, rng=rng))
+        step = _decide(lambda: self._tournament.apply_hand(report, now=now, rng=rng))
         decided = time.perf_counter()
         self._record(step, now)
         handled = time.perf_counter()
@@ -435,6 +451,30 @@ class Orchestrator:
         through the ledger, every table closed at its next boundary; `complete()` returns."""
         await self._ready()
         self._command(lambda *, now: self._tournament.cancel(reason, now=now))
+
+    async def register_late(self, player: str) -> None:
+        """REG-1 during late registration: the player (funded at the start) pays his entry
+        and takes a random seat; refused (the error raised here) once registration closed."""
+        await self._ready()
+        rng = step_rng(self._seed, self._log.seq)
+        self._command(lambda *, now: self._tournament.register_late(player, now=now, rng=rng))
+
+    async def sanction(
+        self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0
+    ) -> None:
+        """SAN-1/SAN-2: a judge's warning, penalty (`hands` sat out) or disqualification."""
+        await self._ready()
+        kind = SanctionKind(kind)  # refuse an unknown kind here, before the core
+        self._command(
+            lambda *, now: self._tournament.sanction(
+                kind, player, judge=judge, reason=reason, now=now, hands=hands
+            )
+        )
+
+    async def request_rebuy(self, player: str) -> None:
+        """RB-3: a player's rebuy, taken at his next hand boundary."""
+        await self._ready()
+        self._command(lambda *, now: self._tournament.request_rebuy(player, now=now))
 
     def _command(self, command: Callable[..., Step]) -> None:
         now = event_time(time.time())
@@ -503,11 +543,12 @@ STORE_PATIENCE = 60.0  # seconds a restarting orchestrator waits for its store
 
 def _decide(step: Callable[[], Step]) -> Step:
     """Take one step of the core. Its refusals (a report that does not match the hand dealt,
-    a command the state refuses) are raised before it changes anything and go back to the
-    caller; any other failure may leave it half-way through a step that no log holds."""
+    a command the state, the registration or the judges refuse) are raised before it changes
+    anything and go back to the caller; any other failure may leave it half-way through a step
+    that no log holds."""
     try:
         return step()
-    except (ReportError, TournamentStateError):
+    except (ReportError, TournamentStateError, RegistrationError, LedgerError, SanctionError):
         raise
     except Exception as exc:  # the top of the step: the core's state is unknown now
         _crash("the tournament core failed in a step", exc)

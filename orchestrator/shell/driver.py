@@ -26,7 +26,8 @@ from prometheus_client import CollectorRegistry, start_http_server
 
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.tournament import Tournament
-from orchestrator.errors import RemoteUnavailable
+from orchestrator.errors import OrchestratorError, RemoteUnavailable
+from orchestrator.shell.simulation import LateBots, entry_deposits, late_bot_names
 from orchestrator.views.metrics import TournamentMetrics
 
 if TYPE_CHECKING:
@@ -288,11 +289,20 @@ def run_tournament(
             old.unlink()
     store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
     players = [f"p{k:05d}" for k in range(1, config.players + 1)]
+    # The bots bring the money for every entry they may take; the late ones register while
+    # late registration is open, at hands drawn from the run's seed (logged when they do).
+    late_bots = LateBots.draw(config, random.Random(f"{options.seed}:late"))
+    deposits = entry_deposits(config, players + late_bot_names(config))
     tournament_id = f"{config.name}-{options.seed}"
     # Registration problems (capacity, skill range) surface here as typed errors, before
     # any process starts.
     Tournament.start(
-        config, players, tournament_id=tournament_id, now=0.0, rng=random.Random(options.seed)
+        config,
+        players,
+        deposits=deposits,
+        tournament_id=tournament_id,
+        now=0.0,
+        rng=random.Random(options.seed),
     )
     baseline = psutil.virtual_memory().used
     peak = baseline
@@ -332,6 +342,7 @@ def run_tournament(
         orchestrator = OrchestratorHandle.launch(
             config,
             players,
+            deposits=deposits,
             tournament_id=tournament_id,
             seed=options.seed,
             out_dir=str(out),
@@ -344,8 +355,10 @@ def run_tournament(
             control.orchestrator = orchestrator
         done = orchestrator.complete()
         seen, killed = 0, False
-        while not done.ready(timeout=0.5):
+        while not done.ready(timeout=LATE_POLL if late_bots.waiting else 0.5):
             peak = max(peak, psutil.virtual_memory().used)
+            if late_bots.waiting:
+                _register_late_bots(orchestrator, late_bots)
             drill = options.kill_node_after
             due = drill is not None and time.time() - started >= drill
             if cluster is not None and due and not killed:
@@ -372,6 +385,20 @@ def run_tournament(
             control.orchestrator = None  # over: operator commands are refused from now on
         orchestrator.kill()
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
+
+
+LATE_POLL = 0.05  # seconds between looks at the hand count while late bots are to come
+
+
+def _register_late_bots(orchestrator: OrchestratorHandle, late_bots: LateBots) -> None:
+    """Register the late bots whose hand has come (REG-1; the orchestrator logs each as a
+    step). One refused (registration closed already, the tournament over) stays out."""
+    hands = orchestrator.status().get()["hands"]
+    for bot in late_bots.due(hands):
+        try:
+            orchestrator.register_late(bot).get()
+        except OrchestratorError as exc:
+            logging.getLogger(__name__).warning("late bot %s not registered: %s", bot, exc)
 
 
 class _MetricsExporter:

@@ -19,6 +19,7 @@ from orchestrator.shell.errors import foreign_errors
 
 if TYPE_CHECKING:
     from orchestrator.core.config import TournamentConfig
+    from orchestrator.core.sanctions import SanctionKind
     from orchestrator.shell.actor import StoreSettings
     from orchestrator.shell.tables import TableSettings
     from orchestrator.views.metrics import OrchestratorTimings
@@ -73,6 +74,7 @@ class OrchestratorHandle:
         config: TournamentConfig,
         players: list[str],
         *,
+        deposits: dict[str, int],
         tournament_id: str,
         seed: int,
         out_dir: str,
@@ -80,7 +82,8 @@ class OrchestratorHandle:
         store: StoreSettings,
         resources: dict[str, float] | None = None,
     ) -> OrchestratorHandle:
-        """Create the tournament's orchestrator (`resources`: where it may run)."""
+        """Create the tournament's orchestrator: `deposits` the cents each player (and each
+        who may register late) brings, `resources` where it may run."""
         from orchestrator.shell.actor import OrchestratorActor
 
         placement = {"resources": resources} if resources else {}
@@ -89,6 +92,7 @@ class OrchestratorHandle:
         ).remote(
             config,
             players,
+            deposits=deposits,
             tournament_id=tournament_id,
             seed=seed,
             out_dir=out_dir,
@@ -144,6 +148,18 @@ class OrchestratorHandle:
 
     def cancel(self, reason: str) -> Answer[None]:
         return self._ask("cancel", reason)
+
+    def register_late(self, player: str) -> Answer[None]:
+        return self._ask("register_late", player)
+
+    def sanction(
+        self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0
+    ) -> Answer[None]:
+        ref = self._actor.sanction.remote(kind, player, judge=judge, reason=reason, hands=hands)
+        return Answer(ref, f"the orchestrator of {self.tournament_id} (sanction)")
+
+    def request_rebuy(self, player: str) -> Answer[None]:
+        return self._ask("request_rebuy", player)
 
     def kill(self) -> None:
         """Let it go: detached, it would outlive the run on a shared cluster."""
