@@ -76,15 +76,28 @@ Hierarchy::
     ├── TournamentExists               registering a tournament twice
     └── UnknownTournament              meta of a tournament never registered (also a LookupError)
 
+    RemoteError                        a part running elsewhere (a Ray actor, the cluster, the
+    │                                  deck service) failed a call; infrastructure, so not an
+    │                                  OrchestratorError
+    ├── RemoteUnavailable              it is gone or cannot be reached: an actor that died past
+    │                                  its restarts or is restarting, a lost node or object
+    ├── RemoteTimeout                  no answer within the time allowed
+    └── RemoteFailure                  the call raised an error of no package of ours (a bug
+                                       over there); the message names it
+
 Domain errors (a report that breaks the rules) live under OrchestratorError; infrastructure
-errors (a store down) under StoreError, translated from driver errors at the boundary with
-``raise StoreUnavailable(...) from exc``. The used-deck store that `Store.decks` hands out is
-the deck service's own and raises `rng_service.errors.StoreError` and its subclasses.
+errors (a store down, an actor gone) under StoreError and RemoteError. Foreign errors (Ray's,
+redis's, sqlite3's, the deck service's) are translated into these by one table,
+`orchestrator.shell.errors`, with ``raise StoreUnavailable(...) from exc``; an error of ours
+raised inside a Ray actor comes back as itself. `PACKAGE_ERRORS` holds the three families.
+The used-deck store that `Store.decks` hands out is the deck service's own and raises
+`rng_service.errors.DeckStoreError` and its subclasses (the table maps them too).
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "PACKAGE_ERRORS",
     "AccountExistsError",
     "AlreadyDisqualifiedError",
     "AlreadyRegisteredError",
@@ -110,6 +123,10 @@ __all__ = [
     "RegistrationClosedError",
     "RegistrationError",
     "RegistrationStateError",
+    "RemoteError",
+    "RemoteFailure",
+    "RemoteTimeout",
+    "RemoteUnavailable",
     "ReportError",
     "SanctionError",
     "SkillRangeError",
@@ -319,3 +336,25 @@ class RecoveryError(OrchestratorError):
     """The tournament cannot be rebuilt from its log: replaying a step decided something other
     than what the log holds (the message names the seq), or the store lost records this
     orchestrator no longer has."""
+
+
+class RemoteError(Exception):
+    """A part running elsewhere failed a call (infrastructure, not the rules)."""
+
+
+class RemoteUnavailable(RemoteError):
+    """The remote part is gone or cannot be reached now: an actor that died or is
+    restarting, a lost node or object. A command sent to it may or may not have been carried
+    out."""
+
+
+class RemoteTimeout(RemoteError):
+    """The remote part gave no answer within the time allowed."""
+
+
+class RemoteFailure(RemoteError):
+    """The remote call raised an error that is not one of ours: a bug over there."""
+
+
+# Every error the package raises on purpose: a command's one line on stderr, exit 2.
+PACKAGE_ERRORS: tuple[type[Exception], ...] = (OrchestratorError, StoreError, RemoteError)

@@ -63,14 +63,14 @@ def register(
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from rng_service.errors import StoreError
+    from rng_service.errors import DeckStoreError
     from rng_service.server import DeckServer, serve
     from rng_service.store import open_store
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     try:
         store = open_store(args.store)
-    except StoreError as exc:
+    except DeckStoreError as exc:
         print(f"mtt rng serve: {exc}", file=sys.stderr)
         return 2
 

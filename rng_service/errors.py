@@ -1,31 +1,35 @@
 """Every error the deck service raises, in one place.
 
-    RngError                      base of everything below
-    ├── InvalidRequest            a caller's mistake (count out of range, missing ids, too
-    │                             big); the server answers INVALID_ARGUMENT and keeps serving
-    ├── StoreError                the used-deck store (RNG-3) misbehaves
-    │   ├── StoreUnavailable      it cannot be reached (Redis down, SQLite locked/unopenable);
-    │   │                         the server answers UNAVAILABLE and serves no deck
-    │   └── BadStoreUrl           a store URL we cannot open (`redis://...`, `sqlite:///...`)
-    └── DeckServiceError          client side: the deck service failed a call
+    RngError                        base of everything below
+    ├── InvalidRequest              a caller's mistake (count out of range, missing ids, too
+    │                               big); the server answers INVALID_ARGUMENT and keeps serving
+    ├── DeckStoreError              the used-deck store (RNG-3) misbehaves
+    │   ├── DeckStoreUnavailable    it cannot be reached (Redis down, SQLite locked/unopenable);
+    │   │                           the server answers UNAVAILABLE and serves no deck
+    │   └── BadDeckStoreUrl         a store URL we cannot open (`redis://...`, `sqlite:///...`)
+    └── DeckServiceError            client side: the deck service failed a call
         ├── DeckServiceUnavailable  still unreachable after the client's retries
         └── DeckRejected            a served deck failed validation (a fouled deck)
 
 Driver errors (redis, sqlite3, grpc) are translated at the boundary with
-`raise StoreUnavailable(...) from exc`, so callers never see a raw driver traceback.
+`raise DeckStoreUnavailable(...) from exc`, so callers never see a raw driver traceback.
+The `Deck` prefix keeps these apart from the orchestrator's own `StoreError` family
+(`orchestrator.errors`, its tournament store); the deck service imports nothing of the
+orchestrator. Store metrics count both families under the shared names (`StoreUnavailable`,
+`rng_service.store.metered`), so one alert covers both stores.
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "BadStoreUrl",
+    "BadDeckStoreUrl",
     "DeckRejected",
     "DeckServiceError",
     "DeckServiceUnavailable",
+    "DeckStoreError",
+    "DeckStoreUnavailable",
     "InvalidRequest",
     "RngError",
-    "StoreError",
-    "StoreUnavailable",
 ]
 
 
@@ -37,15 +41,15 @@ class InvalidRequest(RngError):
     """A request the service refuses: the message says what is wrong."""
 
 
-class StoreError(RngError):
+class DeckStoreError(RngError):
     """The used-deck store failed."""
 
 
-class StoreUnavailable(StoreError):
+class DeckStoreUnavailable(DeckStoreError):
     """The used-deck store cannot be reached; no deck may be served (RNG-3)."""
 
 
-class BadStoreUrl(StoreError):
+class BadDeckStoreUrl(DeckStoreError):
     """A store URL that names no backend we have, or is malformed."""
 
 

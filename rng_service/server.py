@@ -19,7 +19,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from rng_service._proto import deck_pb2, deck_pb2_grpc
 from rng_service.dealer import Dealer
-from rng_service.errors import InvalidRequest, StoreError, StoreUnavailable
+from rng_service.errors import DeckStoreError, DeckStoreUnavailable, InvalidRequest
 from rng_service.grpc_metrics import GrpcRequestMetrics
 from rng_service.serving import MetricsEndpoint, run_until_signal
 from rng_service.store import DeckStore, RedisDeckStore
@@ -142,14 +142,14 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
         loop = asyncio.get_running_loop()
         try:
             response = await loop.run_in_executor(self._worker, self._draw, request.count)
-        except StoreError as exc:
+        except DeckStoreError as exc:
             self.store_errors += 1
             self._metrics.store_errors.inc()
             log.warning("draw failed: %s", exc)
             # Nothing recorded-but-unsent is a problem (burned decks); nothing unrecorded is sent.
             code = (
                 grpc.StatusCode.UNAVAILABLE
-                if isinstance(exc, StoreUnavailable)
+                if isinstance(exc, DeckStoreUnavailable)
                 else grpc.StatusCode.INTERNAL
             )
             await context.abort(code, str(exc))
@@ -164,7 +164,7 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
         loop = asyncio.get_running_loop()
         try:
             stored = await loop.run_in_executor(self._worker, self._store.count)
-        except StoreError as exc:
+        except DeckStoreError as exc:
             await context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
         return deck_pb2.GetStatsResponse(
             decks_served=self.served,

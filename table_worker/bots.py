@@ -103,7 +103,7 @@ class CallingStation:
 def preflop_tier(first: int, second: int) -> int:
     """A compact pre-flop chart: 0 premium .. 4 trash, from ranks, pairs, suits and gaps.
 
-    >>> preflop_tier(51, 50), preflop_tier(48, 44), preflop_tier(0, 21)
+    >>> preflop_tier(51, 50), preflop_tier(48, 41), preflop_tier(0, 21)  # AA, AQo, 2s7d
     (0, 1, 4)
     """
     high, low = max(first // 4, second // 4), min(first // 4, second // 4)

@@ -187,7 +187,8 @@ def test_importing_the_packages_changes_no_environment() -> None:
         # Ray itself sets variables when imported: the packages' own imports are measured.
         "import importlib, os, ray; before = dict(os.environ)\n"
         f"for name in {names!r}: importlib.import_module(name)\n"
-        "changed = {k for k in set(os.environ) | set(before) if os.environ.get(k) != before.get(k)}\n"
+        "keys = set(os.environ) | set(before)\n"
+        "changed = {k for k in keys if os.environ.get(k) != before.get(k)}\n"
         "print(sorted(changed))"
     )
     env = {k: v for k, v in os.environ.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}
@@ -196,3 +197,24 @@ def test_importing_the_packages_changes_no_environment() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in modules() if rel(p).startswith("orchestrator/core/")], ids=rel
+)
+def test_no_core_module_is_a_god_module(path: Path) -> None:
+    lines = len(path.read_text().splitlines())
+    assert lines <= CORE_MAX_LINES, f"{rel(path)} has {lines} lines: split it by concern"
+
+
+def test_no_reader_redefines_the_event_record() -> None:
+    """One place says what an event record is (`core.events.EventRecord`)."""
+    for path in modules():
+        if rel(path) == "orchestrator/core/events.py":
+            continue
+        aliases = [
+            node.lineno
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Assign) and ast.unparse(node.value) == "dict[str, Any]"
+        ]
+        assert not aliases, f"{rel(path)}:{aliases} defines its own event record type"

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import RedisServer
 from test_tournament_core import config, play
-from tournament_checks import check_log, opened_tables
+from tournament_checks import check_log, funds, opened_tables
 
 from orchestrator.core.replay import snapshot, step_rng
 from orchestrator.core.tournament import Tournament
@@ -36,7 +36,12 @@ def orchestrator_dies_after(store: Store, folder: Path, hands: int) -> list[dict
     now = event_time(1_700_000_000.0)
     players = [f"p{k}" for k in range(30)]
     tournament, step = Tournament.start(
-        cfg, players, tournament_id="cup-5", now=now, rng=step_rng(seed, 0)
+        cfg,
+        players,
+        deposits=funds(cfg, players),
+        tournament_id="cup-5",
+        now=now,
+        rng=step_rng(seed, 0),
     )
     log.append(step.events, ts=now)
     ready = opened_tables(step)
@@ -49,7 +54,7 @@ def orchestrator_dies_after(store: Store, folder: Path, hands: int) -> list[dict
         else:
             now += 1.0
             report = play(directive.next_hand, rng)
-            step = tournament.hand_finished(report, now=now, rng=step_rng(seed, log.seq))
+            step = tournament.apply_hand(report, now=now, rng=step_rng(seed, log.seq))
         log.append(step.events, ts=now)
         assert step.reply is not None
         if not step.reply.close:

@@ -9,8 +9,8 @@ from fractions import Fraction
 import pytest
 
 from orchestrator.competition.league import (
+    LeagueTournament,
     Season,
-    Tournament,
     TournamentResult,
     check_sanctioning,
     league_standings,
@@ -36,8 +36,8 @@ def tournament(
     judge: str = "Mario",
     public_venue: bool = True,
     prize_places: int = 2,
-) -> Tournament:
-    return Tournament(
+) -> LeagueTournament:
+    return LeagueTournament(
         id=tid,
         name=tid,
         date=on,
@@ -63,11 +63,11 @@ def field(n: int, *, wins: int | None = None, draws: int = 0) -> tuple[Tournamen
     return tuple(rows)
 
 
-def season(*tournaments: Tournament) -> Season:
+def season(*tournaments: LeagueTournament) -> Season:
     return Season(name="s", start=None, end=None, tournaments=tournaments)
 
 
-def extras(t: Tournament) -> list[int]:
+def extras(t: LeagueTournament) -> list[int]:
     return [r.participant + r.placing_bonus + r.top8_bonus for r in tournament_points(t)]
 
 
@@ -186,7 +186,7 @@ def test_lg3_tie_breaks_won_seconds_majors_won_best_major_place_played() -> None
 
 
 def test_lg3_more_tournaments_played_wins_the_last_tie() -> None:
-    def six(tid: str, day: int, row: TournamentResult) -> Tournament:
+    def six(tid: str, day: int, row: TournamentResult) -> LeagueTournament:
         others = (TournamentResult(player=f"{tid}{k}", wins=0) for k in range(5))
         return tournament(tid, on=START + day * DAY, results=(row, *others))
 

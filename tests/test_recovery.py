@@ -9,18 +9,31 @@ from __future__ import annotations
 import json
 import random
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import RedisServer
 from test_tournament_core import config, play
-from tournament_checks import check_log, opened_tables
+from tournament_checks import check_log, funds, opened_tables, quiet
 
+from orchestrator.core.config_toml import parse_config
 from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng
-from orchestrator.core.tournament import Tournament
-from orchestrator.errors import RecoveryError, ReportError
+from orchestrator.core.sanctions import SanctionKind
+from orchestrator.core.tournament import Step, Tournament
+from orchestrator.errors import (
+    AlreadyRegisteredError,
+    InvalidSanctionError,
+    NotInPlayError,
+    RecoveryError,
+    RegistrationClosedError,
+    ReportError,
+    TournamentStateError,
+    UnknownEntrantError,
+)
 from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.simulation import LateBots
 from orchestrator.shell.store import SqliteStore, open_store
 from table_worker.protocol import HandReport, TableDirective
 
@@ -40,15 +53,23 @@ def drive(
     order and dying mid-hand at `kill_rate`. With `late_reports`, a dead table's new actor is
     ready only after other tables' steps (the restart awaits Ray), and the report of the hand
     it was voided in may arrive meanwhile (a call Ray retried, from an actor not yet gone):
-    the core refuses it. Returns the store's log and the core pickled after every step, by
-    the seq that step ended at."""
+    the core refuses it. The late bots register as `mtt run` registers them, and the
+    operator's `commands` (pause, resume, cancel, a judge's sanction, a rebuy asked for) come
+    between two table steps. Returns the store's log and the core pickled after every step,
+    by the seq that step ended at."""
     cfg = config(players=players, buy_in=100, **settings)
     order = random.Random(seed)
+    late_bots = LateBots.draw(cfg, random.Random(f"{seed}:late"))
     store = SqliteStore(str(tmp_path / "store.db"))
     log = EventLog(tmp_path / "events.jsonl", store=store, stream="t/run")
     now = 1_700_000_000.123456789
     tournament, step = Tournament.start(
-        cfg, names(players), tournament_id="t", now=event_time(now), rng=step_rng(seed, 0)
+        cfg,
+        names(players),
+        deposits=funds(cfg, names(players)),
+        tournament_id="t",
+        now=event_time(now),
+        rng=step_rng(seed, 0),
     )
     log.append(step.events, ts=now)
     ready: dict[int, TableDirective] = opened_tables(step)
@@ -65,16 +86,19 @@ def drive(
         command = (commands or {}).get(steps)
         if command is not None:  # an operator's command, between two table steps
             now += 1.0
-            if command == "cancel":
-                record(tournament.cancel("drill", now=event_time(now)).events, event_time(now))
-            else:
-                record(getattr(tournament, command)(now=event_time(now)).events, event_time(now))
+            step = operator(tournament, command, now=event_time(now))
+            record(step.events, event_time(now))
+        for bot in late_bots.due(tournament.hands):
+            now += 0.25
+            step = tournament.register_late(bot, now=event_time(now), rng=step_rng(seed, log.seq))
+            record(step.events, event_time(now))
+            ready.update(opened_tables(step))
         if restarting and (not ready or order.random() < 0.3):
             table = order.choice(sorted(restarting))
             late = restarting.pop(table)
             before = plain(tournament)
             with pytest.raises(ReportError, match="voided"):
-                tournament.hand_finished(late, now=event_time(now), rng=order)
+                tournament.apply_hand(late, now=event_time(now), rng=order)
             assert plain(tournament) == before, "a refused report changed the core"
             step = tournament.table_restarted(table, node=f"node-{order.randrange(3)}")
             record(step.events, now)
@@ -99,7 +123,7 @@ def drive(
         else:
             report = play(directive.next_hand, order)
             at = event_time(now)
-            step = tournament.hand_finished(report, now=at, rng=step_rng(seed, log.seq))
+            step = tournament.apply_hand(report, now=at, rng=step_rng(seed, log.seq))
             record(step.events, at)
         assert step.reply is not None
         ready[table] = step.reply
@@ -115,6 +139,35 @@ def names(players: int) -> list[str]:
     return [f"p{k}" for k in range(players)]
 
 
+def operator(tournament: Tournament, command: str, *, now: float) -> Step:
+    """An operator's or a judge's command, on the first players in name order."""
+    playing = sorted(tournament.stacks)
+    if command == "cancel":
+        return tournament.cancel("drill", now=now)
+    if command == "rebuy":
+        poor = next(p for p in playing if tournament.stacks[p] <= 1500)
+        return tournament.request_rebuy(poor, now=now)
+    if command in ("warning", "penalty", "disqualification"):
+        kind = SanctionKind(command)
+        judge = "head" if kind is SanctionKind.DISQUALIFICATION else "floor"
+        who = {"warning": playing[0], "penalty": playing[-1]}.get(command, playing[1])
+        return tournament.sanction(kind, who, judge=judge, reason="drill", now=now, hands=2)
+    step: Step = getattr(tournament, command)(now=now)
+    return step
+
+
+# The event that leads the step of each command `drive` knows.
+COMMAND_STEPS = {
+    "pause": "tournament_paused",
+    "resume": "tournament_resumed",
+    "cancel": "tournament_cancelled",
+    "warning": "warning_issued",
+    "penalty": "penalty",
+    "disqualification": "player_disqualified",
+    "rebuy": "rebuy_requested",
+}
+
+
 @pytest.mark.parametrize(
     ("players", "seed", "settings"),
     [
@@ -123,25 +176,63 @@ def names(players: int) -> list[str]:
         (30, 2, {"max_per_table": 7, "policy": "threshold"}),
         (20, 3, {"max_per_table": 5, "hand_for_hand": 8}),
         (18, 4, {"max_per_table": 6, "late_registration_levels": 2, "reentries": 1}),
+        (
+            14,
+            8,
+            {
+                "max_per_table": 6,
+                "late_registration_levels": 2,
+                "reentries": 1,
+                "late_entries": 5,
+                "commands": {2: "warning", 4: "penalty", 6: "warning", 9: "warning"},
+            },
+        ),
+        (
+            20,
+            9,
+            {
+                "max_per_table": 5,
+                "structure": "rebuy",
+                "commands": {
+                    1: "rebuy",
+                    3: "disqualification",
+                    5: "rebuy",
+                    7: "pause",
+                    9: "resume",
+                },
+            },
+        ),
     ],
 )
 def test_replaying_the_log_from_any_step_rebuilds_the_same_core(
     tmp_path: Path, players: int, seed: int, settings: dict[str, Any]
 ) -> None:
     records, states = drive(tmp_path, players, seed, kill_rate=0.05, **settings)
-    if settings.pop("commands", None):  # the operator's steps replay too (CRASH-2 cancel)
-        kinds = {r["type"] for r in records}
-        assert {"tournament_paused", "tournament_resumed", "tournament_cancelled"} <= kinds
+    commands = settings.pop("commands", {})
+    kinds = {r["type"] for r in records}
+    for command, leads in COMMAND_STEPS.items():  # the operator's steps replay too
+        assert (command not in commands.values()) or leads in kinds, command
+    late = [r for r in records if r["type"] == "player_seated" and r["player"].startswith("late")]
+    assert len(late) == settings.get("late_entries", 0)
     cfg = config(players=players, buy_in=100, **settings)
+    deposits = funds(cfg, names(players))
     ends = sorted(states)
     picks = [*random.Random(seed).sample(ends, min(12, len(ends))), ends[-1]]
     for end in picks:
-        rebuilt = rebuild(cfg, names(players), tournament_id="t", seed=seed, records=records[:end])
+        rebuilt = rebuild(
+            cfg,
+            names(players),
+            deposits=deposits,
+            tournament_id="t",
+            seed=seed,
+            records=records[:end],
+        )
         assert plain(rebuilt) == plain(load_snapshot(states[end])), f"differs after seq {end}"
         earlier = random.Random(end).choice([e for e in ends if e <= end])
         from_snapshot = rebuild(
             cfg,
             names(players),
+            deposits=deposits,
             tournament_id="t",
             seed=seed,
             records=records[earlier:end],
@@ -168,7 +259,8 @@ def test_crash_1_a_voided_hands_late_report_is_refused_and_the_restart_deals_it_
     records, states = drive(tmp_path, 30, seed, kill_rate=0.15, late_reports=True, **settings)
     assert any(r["type"] == "hand_voided" for r in records)
     cfg = config(players=30, buy_in=100, **settings)
-    rebuilt = rebuild(cfg, names(30), tournament_id="t", seed=seed, records=records)
+    money = funds(cfg, names(30))
+    rebuilt = rebuild(cfg, names(30), deposits=money, tournament_id="t", seed=seed, records=records)
     assert plain(rebuilt) == plain(load_snapshot(states[max(states)]))
 
 
@@ -208,18 +300,19 @@ def test_a_log_that_replays_to_other_decisions_is_refused_naming_the_seq(
 ) -> None:
     records, _ = drive(tmp_path, 23, 1, max_per_table=6)
     cfg = config(players=23, buy_in=100, max_per_table=6)
+    money = funds(cfg, names(23))
     moved = next(r for r in records if r["type"] == "player_moved")
     tampered = [dict(r, to_seat=r["to_seat"] % 6 + 1) if r is moved else r for r in records]
     with pytest.raises(RecoveryError, match=f"seq {moved['seq']}: the log holds"):
-        rebuild(cfg, names(23), tournament_id="t", seed=1, records=tampered)
+        rebuild(cfg, names(23), deposits=money, tournament_id="t", seed=1, records=tampered)
     caused_by = {r["cause"] for r in records if "cause" in r}
     finished = next(r for r in records if r["seq"] in caused_by)
     caused = [r for r in records if r.get("cause") == finished["seq"]]  # then lead nothing
     without = [r for r in records if r is not finished]
     with pytest.raises(RecoveryError, match=f"seq {caused[0]['seq']}: .* does not begin a step"):
-        rebuild(cfg, names(23), tournament_id="t", seed=1, records=without)
+        rebuild(cfg, names(23), deposits=money, tournament_id="t", seed=1, records=without)
     with pytest.raises(RecoveryError, match="the log holds"):
-        rebuild(cfg, names(23), tournament_id="t", seed=2, records=records)
+        rebuild(cfg, names(23), deposits=money, tournament_id="t", seed=2, records=records)
 
 
 def test_events_file_is_brought_level_with_the_store_after_a_crash(tmp_path: Path) -> None:
@@ -279,3 +372,63 @@ def test_followers_page_through_the_whole_log_even_past_what_memory_keeps(
     log.close()
     store.close()
     assert followed == records
+
+
+def test_refused_commands_change_nothing_so_the_log_holds_every_step(tmp_path: Path) -> None:
+    """A command the rules refuse raises its typed error before it changes anything (the
+    orchestrator then logs nothing): a replay of the log would otherwise differ from the core
+    that refused. REG-1 (unfunded, entered already, closed), SAN-1/SAN-2, RB-3."""
+    cfg = parse_config(
+        {
+            "tournament": {
+                "structure": "rebuy",
+                "players": 12,
+                "max_per_table": 6,
+                "starting_stack": 1500,
+                "buy_in": 100,
+                "late_registration_levels": 1,
+                "reentries": 1,
+                "late_entries": 2,
+            },
+            "levels": {"length": 2, "blinds": [[10, 20], [20, 40], [40, 80]]},
+            "rebuy": {"auto": False},
+        }
+    )
+    rng = random.Random(3)
+    tournament, start = Tournament.start(
+        cfg, names(12), deposits=funds(cfg, names(12)), tournament_id="t", now=0.0, rng=rng
+    )
+    refusals: list[tuple[type[Exception], Callable[[], object]]] = [
+        (UnknownEntrantError, lambda: tournament.register_late("nobody", now=1.0, rng=rng)),
+        (AlreadyRegisteredError, lambda: tournament.register_late("p0", now=1.0, rng=rng)),
+        (InvalidSanctionError, lambda: tournament.sanction(DQ, "p1", judge="floor", **WHY)),
+        (NotInPlayError, lambda: tournament.sanction(WARN, "nobody", judge="floor", **WHY)),
+        (InvalidSanctionError, lambda: tournament.sanction(PENALTY, "p1", judge="j", **WHY)),
+        (ReportError, lambda: tournament.request_rebuy("nobody", now=1.0)),
+    ]
+    for error, command in refusals:
+        before = plain(tournament)
+        with pytest.raises(error):
+            command()
+        assert plain(tournament) == before, error
+    tournament.register_late("late00001", now=1.0, rng=rng)
+    with pytest.raises(AlreadyRegisteredError):
+        tournament.register_late("late00001", now=2.0, rng=rng)
+    ready = opened_tables(start)
+    while tournament.clock.level == 1:  # hands where nobody's stack changes
+        for table, directive in sorted(ready.items()):
+            if directive.next_hand is not None:
+                step = tournament.apply_hand(quiet(directive.next_hand), now=3.0, rng=rng)
+                assert step.reply is not None
+                ready[table] = step.reply
+    before = plain(tournament)
+    with pytest.raises(RegistrationClosedError):
+        tournament.register_late("late00002", now=4.0, rng=rng)
+    assert plain(tournament) == before
+    tournament.cancel("drill", now=5.0)
+    with pytest.raises(TournamentStateError, match="cancelled"):
+        tournament.sanction(WARN, "p1", judge="floor", **WHY)
+
+
+WARN, PENALTY, DQ = SanctionKind.WARNING, SanctionKind.PENALTY, SanctionKind.DISQUALIFICATION
+WHY: dict[str, Any] = {"reason": "drill", "now": 1.0}

@@ -10,7 +10,7 @@ import pytest
 from conftest import RedisServer
 
 from rng_service.commit import deck_digest
-from rng_service.errors import BadStoreUrl, StoreUnavailable
+from rng_service.errors import BadDeckStoreUrl, DeckStoreUnavailable
 from rng_service.store import DeckStore, RedisDeckStore, SqliteDeckStore, open_store
 from rng_service.store.redis_store import LISTPACK_ENTRIES, bucket_key
 
@@ -91,12 +91,12 @@ def test_open_store_picks_the_backend(redis_server: RedisServer, tmp_path: Path)
         assert isinstance(opened, kind)
         opened.close()
     for bad in ["mysql://127.0.0.1/x", "sqlite://", "decks.db"]:
-        with pytest.raises(BadStoreUrl):
+        with pytest.raises(BadDeckStoreUrl):
             open_store(bad)
 
 
 def test_sqlite_unopenable_file_is_unavailable(tmp_path: Path) -> None:
-    with pytest.raises(StoreUnavailable):
+    with pytest.raises(DeckStoreUnavailable):
         open_store(f"sqlite:///{tmp_path}/missing-dir/decks.db")
 
 
@@ -105,7 +105,7 @@ def test_redis_down_is_unavailable_and_store_reconnects(redis_server: RedisServe
     try:
         assert store.record_new(digests(1)) == [1]
         redis_server.stop()
-        with pytest.raises(StoreUnavailable):
+        with pytest.raises(DeckStoreUnavailable):
             store.record_new(digests(1))
         redis_server.start()  # no persistence in this fixture: an empty store comes back
         assert store.record_new(digests(1)) == [1]

@@ -11,17 +11,20 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tournament_checks import check_log, opened_tables
+from tournament_checks import check_log, funds, opened_tables, quiet
 
+from orchestrator.core.blinds import blind_gap, next_blinds
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.config_toml import parse_config
-from orchestrator.core.events import Event
-from orchestrator.core.tournament import Tournament
+from orchestrator.core.events import Event, Rebuy
+from orchestrator.core.sanctions import SanctionKind
+from orchestrator.core.tournament import Step, Tournament
 from orchestrator.errors import ConfigError, ReportError, SanctionError, TournamentStateError
 from orchestrator.shell.eventlog import EventLog
+from orchestrator.shell.simulation import LateBots, late_bot_names
 from table_worker.bots import SittingOut, make_bot
 from table_worker.engine import Hand, HandSetup
-from table_worker.protocol import HandPlayer, HandReport, NextHand, TableDirective
+from table_worker.protocol import Blinds, HandPlayer, HandReport, NextHand, TableDirective
 
 
 def config(**tournament: Any) -> TournamentConfig:
@@ -35,6 +38,16 @@ def config(**tournament: Any) -> TournamentConfig:
                 "blinds": [[10, 20], [20, 40], [40, 80, 10], [100, 200, 25]],
             },
         }
+    )
+
+
+def open_tournament(
+    cfg: TournamentConfig, players: int, rng: random.Random
+) -> tuple[Tournament, Step]:
+    """A tournament of players p0, p1, ... funded as `mtt run` funds its bots."""
+    names = [f"p{k}" for k in range(players)]
+    return Tournament.start(
+        cfg, names, deposits=funds(cfg, names), tournament_id="t", now=0.0, rng=rng
     )
 
 
@@ -60,14 +73,25 @@ def run(
     kill_rate: float = 0.0,
     pause_rate: float = 0.0,
     cancel_when: Callable[[Tournament], bool] | None = None,
+    deposits: dict[str, int] | None = None,
 ) -> tuple[Tournament, list[dict[str, Any]]]:
     """Tables finish hands in a random order, as on a cluster; with `kill_rate`, a table's
     actor dies that often in the middle of a hand; with `pause_rate` the operator pauses or
     resumes that often between two steps; the tournament is cancelled (CRASH-2) as soon as
-    `cancel_when` says so. Returns the core and its log."""
+    `cancel_when` says so; the late bots register as `mtt run` registers them (a command
+    each, at the hand its RNG drew), funded as its bots unless `deposits` says otherwise.
+    Returns the core and its log."""
     rng = random.Random(seed)
     players = [f"p{k}" for k in range(cfg.players)]
-    tournament, step = Tournament.start(cfg, players, tournament_id="t", now=0.0, rng=rng)
+    late = LateBots.draw(cfg, random.Random(f"{seed}:late"))
+    tournament, step = Tournament.start(
+        cfg,
+        players,
+        deposits=funds(cfg, players) if deposits is None else deposits,
+        tournament_id="t",
+        now=0.0,
+        rng=rng,
+    )
     log: list[dict[str, Any]] = []
     seq = 0
 
@@ -93,6 +117,10 @@ def run(
                 record(toggle(now=now).events)
         if cancel_when is not None and tournament.cancelled is None and cancel_when(tournament):
             record(tournament.cancel("the room lost power", now=now).events)
+        for bot in late.due(tournament.hands) if tournament.cancelled is None else ():
+            step = tournament.register_late(bot, now=now, rng=rng)
+            record(step.events)
+            ready.update(opened_tables(step))
         table = rng.choice(sorted(ready))
         directive = ready.pop(table)
         if directive.close:
@@ -112,7 +140,7 @@ def run(
             assert step.reply is not None
             ready[table] = step.reply
             continue
-        step = tournament.hand_finished(play(directive.next_hand, rng), now=now, rng=rng)
+        step = tournament.apply_hand(play(directive.next_hand, rng), now=now, rng=rng)
         record(step.events)
         assert step.reply is not None
         ready[table] = step.reply
@@ -183,14 +211,12 @@ def test_random_tournaments_keep_the_invariants(
 def test_a_repeated_report_is_idempotent_and_a_false_one_refused() -> None:
     cfg = config(players=18, max_per_table=9)
     rng = random.Random(1)
-    tournament, start = Tournament.start(
-        cfg, [f"p{k}" for k in range(18)], tournament_id="t", now=0.0, rng=rng
-    )
+    tournament, start = open_tournament(cfg, 18, rng)
     first = next(iter(opened_tables(start).values()))
     assert first.next_hand is not None
     report = play(first.next_hand, rng)
-    step = tournament.hand_finished(report, now=1.0, rng=rng)
-    again = tournament.hand_finished(report, now=2.0, rng=rng)
+    step = tournament.apply_hand(report, now=1.0, rng=rng)
+    again = tournament.apply_hand(report, now=2.0, rng=rng)
     assert again.events == [] and again.reply == step.reply
     assert step.reply is not None and step.reply.next_hand is not None
     honest = play(step.reply.next_hand, rng)
@@ -205,11 +231,11 @@ def test_a_repeated_report_is_idempotent_and_a_false_one_refused() -> None:
     )
     hands = tournament.hands
     with pytest.raises(ReportError, match="differ from the hand it was dealt"):
-        tournament.hand_finished(cheat, now=3.0, rng=rng)
+        tournament.apply_hand(cheat, now=3.0, rng=rng)
     with pytest.raises(ReportError, match="not open"):
-        tournament.hand_finished(HandReport(99, 1, 1, ()), now=3.0, rng=rng)
+        tournament.apply_hand(HandReport(99, 1, 1, ()), now=3.0, rng=rng)
     assert tournament.hands == hands
-    tournament.hand_finished(honest, now=3.0, rng=rng)  # still serving
+    tournament.apply_hand(honest, now=3.0, rng=rng)  # still serving
     assert tournament.hands == hands + 1
 
 
@@ -281,19 +307,38 @@ def test_rb3_rb4_rebuys_while_at_or_below_the_threshold_then_converted_at_the_br
 def test_rb3_a_rebuy_refused_above_the_threshold_after_the_period_or_for_a_stranger() -> None:
     cfg = rebuy_config(auto=False)
     rng = random.Random(2)
-    tournament, _ = Tournament.start(
-        cfg, [f"p{k}" for k in range(24)], tournament_id="t", now=0.0, rng=rng
-    )
-    tournament.stacks["p1"] = 1600
+    tournament, start = open_tournament(cfg, 24, rng)
+    ready = opened_tables(start)
+    table, first = next(iter(ready.items()))
+    assert first.next_hand is not None
+    rich, poor = first.next_hand.seats[0][1], first.next_hand.seats[1][1]
+    step = tournament.apply_hand(quiet(first.next_hand, won=100), now=1.0, rng=rng)
+    assert step.reply is not None
+    ready[table] = step.reply
+    assert (tournament.stacks[rich], tournament.stacks[poor]) == (1600, 1400)
     with pytest.raises(ReportError, match="only at or below 1500"):
-        tournament.request_rebuy("p1")
+        tournament.request_rebuy(rich, now=1.0)
     with pytest.raises(ReportError, match="not playing"):
-        tournament.request_rebuy("nobody")
-    tournament.request_rebuy("p2")
-    assert "p2" in tournament.rebuys_asked
-    tournament.clock.level = 3
+        tournament.request_rebuy("nobody", now=1.0)
+    asked = tournament.request_rebuy(poor, now=1.0)
+    assert [(e.EVENT_TYPE, e.fields()) for e in asked.events] == [
+        ("rebuy_requested", {"player": poor})
+    ]
+    assert ready[table].next_hand is not None
+    step = tournament.apply_hand(quiet(ready[table].next_hand), now=2.0, rng=rng)
+    assert Rebuy(player=poor, chips=1500) in step.events  # taken at his next boundary
+    assert step.reply is not None
+    ready[table] = step.reply
+    now = 2.0
+    while tournament.clock.level < 3:  # hands where nobody's stack changes, at every table
+        for table, directive in sorted(ready.items()):
+            assert directive.next_hand is not None
+            now += 1.0
+            step = tournament.apply_hand(quiet(directive.next_hand), now=now, rng=rng)
+            assert step.reply is not None
+            ready[table] = step.reply
     with pytest.raises(ReportError, match="rebuy period ended"):
-        tournament.request_rebuy("p3")
+        tournament.request_rebuy(next(iter(tournament.stacks)), now=now)
 
 
 def test_so4_shootout_walk_through() -> None:
@@ -427,56 +472,59 @@ def test_late_registration_and_reentry_seat_players_at_random_outside_the_blinds
             assert level <= 3  # only during late registration
 
 
-def test_late_entrants_never_sit_between_the_button_and_the_small_blind() -> None:
-    from orchestrator.core.blinds import Blinds
-
-    cfg = config(players=12, max_per_table=9, late_registration_levels=2, late_entries=1)
-    rng = random.Random(3)
-    tournament, start = Tournament.start(
-        cfg, [f"p{k}" for k in range(12)], tournament_id="t", now=0.0, rng=rng
+def test_reg1_a_reentry_needs_the_money_for_another_entry() -> None:
+    """The caller funds the accounts: players who brought one entry's price bust out for good
+    where, with the price of two, they enter again."""
+    cfg = config(
+        players=12, max_per_table=6, buy_in=100, fee=10, late_registration_levels=6, reentries=1
     )
-    for directive in opened_tables(start).values():
-        assert directive.next_hand is not None
-        tournament.tables[directive.table].blinds = Blinds(2, 5, 7)  # as if seats 3, 4 are empty
-    gaps = tournament._blind_gaps()
-    assert all(3 not in seats or True for seats in gaps.values())
-    for table, seats in tournament.floor.tables.items():
-        upcoming = next_blinds_for(tournament, table)
-        between = set(range(upcoming[0] + 1, upcoming[1]))
-        assert gaps.get(table, set()) == between - set(seats)
+    _, log = run(cfg, seed=4, deposits={f"p{k}": 110 for k in range(12)})
+    check_log(cfg, log)
+    assert not any(e["type"] == "player_reentered" for e in log)
+    _, funded = run(cfg, seed=4)
+    check_log(cfg, funded)
+    assert any(e["type"] == "player_reentered" for e in funded)
 
 
-def next_blinds_for(tournament: Tournament, table: int) -> tuple[int, int]:
-    from orchestrator.core.blinds import next_blinds
-
-    blinds = tournament.tables[table].blinds
-    assert blinds is not None
-    upcoming = next_blinds(blinds, sorted(tournament.floor.tables[table]))
-    return upcoming.button, upcoming.small_blind or upcoming.big_blind
+def test_late_entrants_never_sit_between_the_button_and_the_small_blind() -> None:
+    cfg = config(players=12, max_per_table=9, late_registration_levels=2, late_entries=8)
+    rng = random.Random(3)
+    tournament, _ = open_tournament(cfg, 12, rng)
+    size = cfg.max_per_table
+    for seats in tournament.seating.tables.values():  # as if the last hand's were 2, 5, 7
+        upcoming = next_blinds(Blinds(2, 5, 7), sorted(seats))
+        between = set(range(upcoming.button + 1, upcoming.small_blind or upcoming.big_blind))
+        assert blind_gap(Blinds(2, 5, 7), sorted(seats), size) == between - set(seats)
+    for bot in late_bot_names(cfg):  # every entrant keeps out of his table's gap
+        gaps = {
+            table: blind_gap(state.blinds, sorted(tournament.seating.tables[table]), size)
+            for table, state in tournament.tables.items()
+            if state.blinds is not None
+        }
+        step = tournament.register_late(bot, now=1.0, rng=rng)
+        seated = next(e.fields() for e in step.events if e.EVENT_TYPE == "player_seated")
+        assert seated["player"] == bot
+        assert seated["seat"] not in gaps.get(seated["table"], set())
+    assert tournament.entries == 12 + 8
 
 
 def test_san1_the_third_warning_disqualifies_at_the_next_boundary_and_the_chips_leave() -> None:
     cfg = config(players=12, max_per_table=6, buy_in=100)
     rng = random.Random(8)
-    tournament, start = Tournament.start(
-        cfg, [f"p{k}" for k in range(12)], tournament_id="t", now=0.0, rng=rng
-    )
+    tournament, start = open_tournament(cfg, 12, rng)
     directive = next(iter(opened_tables(start).values()))
     assert directive.next_hand is not None
     cheat = directive.next_hand.seats[0][1]
-    events = []
+    events: list[Event] = []
     for n in range(3):
-        events += tournament.sanction("warning", cheat, judge="floor", reason=f"chat {n}", now=1.0)
+        warned = tournament.sanction(
+            SanctionKind.WARNING, cheat, judge="floor", reason=f"chat {n}", now=1.0
+        )
+        events += warned.events
     assert [e.EVENT_TYPE for e in events][-1] == "player_disqualified"
     assert cheat in tournament.stacks  # still seated until the hand in play is over
-    spec = directive.next_hand  # a hand where nobody's stack changed (all folded to the blind)
-    quiet = HandReport(
-        spec.table,
-        spec.hand,
-        spec.blinds.button,
-        tuple(HandPlayer(p, seat, stack, stack) for seat, p, stack in spec.seats),
-    )
-    step = tournament.hand_finished(quiet, now=2.0, rng=rng)
+    # a hand where nobody's stack changed (all folded to the blind)
+    step = tournament.apply_hand(quiet(directive.next_hand), now=2.0, rng=rng)
     kinds = [e.EVENT_TYPE for e in step.events]
     assert "chips_removed" in kinds and cheat not in tournament.stacks
     placed = next(
@@ -486,29 +534,23 @@ def test_san1_the_third_warning_disqualifies_at_the_next_boundary_and_the_chips_
     )
     assert placed.fields()["place"] == tournament.active_players + 1  # the worst place left
     with pytest.raises(SanctionError, match="already disqualified"):
-        tournament.sanction("warning", cheat, judge="floor", reason="again", now=3.0)
+        tournament.sanction(SanctionKind.WARNING, cheat, judge="floor", reason="again", now=3.0)
 
 
 def test_san2_a_penalty_sits_the_player_out_check_or_fold() -> None:
     cfg = config(players=6, max_per_table=6)
     rng = random.Random(9)
-    tournament, start = Tournament.start(
-        cfg, [f"p{k}" for k in range(6)], tournament_id="t", now=0.0, rng=rng
-    )
+    tournament, start = open_tournament(cfg, 6, rng)
     directive = next(iter(opened_tables(start).values()))
     assert directive.next_hand is not None
     player = directive.next_hand.seats[2][1]
-    tournament.sanction("penalty", player, judge="floor", reason="slow roll", hands=2, now=1.0)
+    tournament.sanction(
+        SanctionKind.PENALTY, player, judge="floor", reason="slow roll", hands=2, now=1.0
+    )
     seat = directive.next_hand.seats[2][0]
     spec, sat_out = directive.next_hand, []
     for now in (2.0, 3.0, 4.0):  # hands where nobody's stack changes
-        quiet = HandReport(
-            spec.table,
-            spec.hand,
-            spec.blinds.button,
-            tuple(HandPlayer(p, s, c, c) for s, p, c in spec.seats),
-        )
-        step = tournament.hand_finished(quiet, now=now, rng=rng)
+        step = tournament.apply_hand(quiet(spec), now=now, rng=rng)
         assert step.reply is not None and step.reply.next_hand is not None
         spec = step.reply.next_hand
         sat_out.append(spec.sitting_out)
@@ -543,9 +585,7 @@ def test_skill2_a_skill_range_refuses_players_outside_it_clearly() -> None:
 
     cfg = config(players=6, skill_levels=["expert", "legend"])
     with pytest.raises(SkillRangeError, match="SKILL-2"):  # new players start as Beginners
-        Tournament.start(
-            cfg, [f"p{k}" for k in range(6)], tournament_id="t", now=0.0, rng=random.Random(1)
-        )
+        open_tournament(cfg, 6, random.Random(1))
     with pytest.raises(ConfigError, match="unknown skill level"):
         config(players=6, skill_levels=["novice", "legend"])
 
@@ -555,20 +595,16 @@ def test_reg_capacity_and_money_are_checked_at_registration() -> None:
 
     cfg = config(players=6, max_entries=5, buy_in=100, fee=10)
     with pytest.raises(TournamentFullError):
-        Tournament.start(
-            cfg, [f"p{k}" for k in range(6)], tournament_id="t", now=0.0, rng=random.Random(1)
-        )
+        open_tournament(cfg, 6, random.Random(1))
 
 
 def test_a_lost_table_voids_its_hand_and_replays_the_same_positions() -> None:
     cfg = config(players=12, max_per_table=6)
     rng = random.Random(4)
-    tournament, start = Tournament.start(
-        cfg, [f"p{k}" for k in range(12)], tournament_id="t", now=0.0, rng=rng
-    )
+    tournament, start = open_tournament(cfg, 12, rng)
     first = next(iter(opened_tables(start).values()))
     assert first.next_hand is not None
-    step = tournament.hand_finished(play(first.next_hand, rng), now=1.0, rng=rng)
+    step = tournament.apply_hand(play(first.next_hand, rng), now=1.0, rng=rng)
     assert step.reply is not None and step.reply.next_hand is not None
     doomed = step.reply.next_hand
     stacks = dict(tournament.stacks)
@@ -583,7 +619,7 @@ def test_a_lost_table_voids_its_hand_and_replays_the_same_positions() -> None:
     assert (again.seats, again.blinds) == (doomed.seats, doomed.blinds)  # same positions
     late = play(doomed, rng)  # the dead actor's report, delivered late, is refused
     with pytest.raises(ReportError):
-        tournament.hand_finished(late, now=2.0, rng=rng)
+        tournament.apply_hand(late, now=2.0, rng=rng)
 
 
 @settings(max_examples=10, deadline=None)
@@ -606,8 +642,10 @@ def test_pause_holds_every_table_until_resume_and_stops_the_level_clock() -> Non
     )
     rng = random.Random(3)
     players = [f"p{k}" for k in range(20)]
-    tournament, start = Tournament.start(cfg, players, tournament_id="t", now=0.0, rng=rng)
-    first = opened_tables(start)
+    tournament, begun = Tournament.start(
+        cfg, players, deposits=funds(cfg, players), tournament_id="t", now=0.0, rng=rng
+    )
+    first = opened_tables(begun)
     assert [e.EVENT_TYPE for e in tournament.pause(now=60.0).events] == ["tournament_paused"]
     with pytest.raises(TournamentStateError, match="already paused"):
         tournament.pause(now=61.0)
@@ -615,7 +653,7 @@ def test_pause_holds_every_table_until_resume_and_stops_the_level_clock() -> Non
     for table, directive in first.items():
         assert directive.next_hand is not None
         report = play(directive.next_hand, rng)
-        step = tournament.hand_finished(report, now=900.0, rng=rng)
+        step = tournament.apply_hand(report, now=900.0, rng=rng)
         assert step.reply is not None and step.reply.wait
         assert tournament.poll(table, rng=rng).reply == TableDirective(table, None)
     assert tournament.clock.level == 1  # 15 minutes on the wall, 1 of play: still level 1
@@ -686,9 +724,7 @@ def test_crash2_players_already_out_in_the_money_are_paid_their_prize_first() ->
 def test_cancel_refuses_a_blank_reason_and_a_finished_tournament_changing_nothing() -> None:
     cfg = config(players=9, max_per_table=9)
     rng = random.Random(0)
-    tournament, _ = Tournament.start(
-        cfg, [f"p{k}" for k in range(9)], tournament_id="t", now=0.0, rng=rng
-    )
+    tournament, _ = open_tournament(cfg, 9, rng)
     with pytest.raises(TournamentStateError, match="reason"):
         tournament.cancel("  ", now=1.0)
     assert tournament.cancelled is None and tournament.tables

@@ -20,7 +20,8 @@ import pytest
 
 from orchestrator.core.config_toml import parse_config
 from orchestrator.errors import TournamentStateError, UiServerError
-from orchestrator.views.live import EventFileSource, create_app, serve_ui
+from orchestrator.shell.run_control import EventFileSource
+from orchestrator.views.live import create_app, serve_ui
 
 CONFIG = parse_config(
     {

@@ -1,16 +1,19 @@
-"""Invariants every tournament's event log keeps (DESIGN.md contracts, ELIM-1, FO-*).
+"""Invariants every tournament's event log keeps (DESIGN.md contracts, ELIM-1, FO-*), and the
+fixtures the core's tests share.
 
 The checks themselves live in `orchestrator.views.audit` (one implementation, shared with
 `mtt replay`); this helper fails a test with every violation listed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.tournament import OpenTable, Step
+from orchestrator.shell.simulation import entry_deposits, late_bot_names
 from orchestrator.views.audit import audit_events
-from table_worker.protocol import TableDirective
+from table_worker.protocol import HandPlayer, HandReport, NextHand, TableDirective
 
 
 def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
@@ -21,3 +24,25 @@ def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
 def opened_tables(step: Step) -> dict[int, TableDirective]:
     """The tables a step opened, with their first directives (what the shell starts)."""
     return {d.table: d.first for d in step.directives if isinstance(d, OpenTable)}
+
+
+def funds(cfg: TournamentConfig, players: Sequence[str]) -> dict[str, int]:
+    """The deposits `mtt run` gives its bots: every entry's price, for the players and the
+    late bots of `cfg` (`Tournament.start(..., deposits=...)`)."""
+    return entry_deposits(cfg, [*players, *late_bot_names(cfg)])
+
+
+def quiet(spec: NextHand, *, won: int = 0) -> HandReport:
+    """A report of `spec` in which nobody's stack changed (all folded to the big blind, the
+    blinds given back), or, with `won`, the first seat took that many chips from the second."""
+    ends = {p: c for _, p, c in spec.seats}
+    if won:
+        first, second = spec.seats[0][1], spec.seats[1][1]
+        ends[first] += won
+        ends[second] -= won
+    return HandReport(
+        spec.table,
+        spec.hand,
+        spec.blinds.button,
+        tuple(HandPlayer(p, seat, stack, ends[p]) for seat, p, stack in spec.seats),
+    )

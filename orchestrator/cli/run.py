@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from orchestrator.cli.args import port_number, positive_int, print_figures
 from orchestrator.core.config_toml import load_config
-from orchestrator.errors import ConfigError, OrchestratorError
+from orchestrator.errors import ConfigError
 
 if TYPE_CHECKING:
     from orchestrator.shell.driver import UiOptions
@@ -239,19 +239,15 @@ def _ui_options(args: argparse.Namespace) -> UiOptions | None:
 def _run(args: argparse.Namespace) -> int:
     from orchestrator.shell.driver import MetricsEndpoint, ProgressLine, RunOptions, run_tournament
 
-    try:
-        config = load_config(args.config)
-        if args.players is not None:
-            config = config.with_players(args.players)
-        ui = _ui_options(args)
-    except ConfigError as exc:
-        print(f"mtt run: {exc}", file=sys.stderr)
-        return 2
+    # A ConfigError (like every package error) is one line and exit 2: orchestrator.cli.main.
+    config = load_config(args.config)
+    if args.players is not None:
+        config = config.with_players(args.players)
+    ui = _ui_options(args)
+    if args.kill_node_after is not None and args.nodes < 2:
+        raise ConfigError("--kill-node-after needs --nodes 2 or more")
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     print(f"{config.name}: {config.players} players, seed {seed}, writing to {args.out}/")
-    if args.kill_node_after is not None and args.nodes < 2:
-        print("mtt run: --kill-node-after needs --nodes 2 or more", file=sys.stderr)
-        return 2
     metrics = (
         MetricsEndpoint(port=args.metrics_port, host=args.metrics_host, linger=args.metrics_linger)
         if args.metrics_port is not None
@@ -267,42 +263,49 @@ def _run(args: argparse.Namespace) -> int:
         ui=ui,
         metrics=metrics,
         deck_metrics_port=args.deck_metrics_port,
-        policies=args.bots,
+        bots=args.bots,
     )
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
-    except OrchestratorError as exc:
-        print(f"mtt run: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print(f"\nstopped; the event log so far is in {args.out}/events.jsonl", file=sys.stderr)
         return 130
     results = summary.results
     if "cancelled" in results:
         print(
-            f"\n{config.name} was cancelled ({results['cancelled']}) after {summary.hands} hands; "
-            f"refunds and roll-forward in {args.out}/events.jsonl, results in "
-            f"{args.out}/results.json"
+            f"\n{config.name} was cancelled ({results['cancelled']}) after {summary.hands} hands"
+            f" in {summary.seconds:.1f}s; the refunds and the roll-forward are in its event log"
         )
+        print(_where(args.out))
         return 3
     winner = results["places"][0]
     print(
         f"\n{winner['player']} wins {config.name} after {summary.hands} hands in "
-        f"{summary.seconds:.1f}s; prize pool {results['prize_pool']}; results in "
-        f"{args.out}/results.json"
+        f"{summary.seconds:.1f}s; prize pool {results['prize_pool']}"
     )
+    print(_where(args.out))
     _print_play_styles(args.out, args.bots, seed)
     return 0
 
 
-def _replay(args: argparse.Namespace) -> int:
-    from orchestrator.views.audit import UnreadableRun, audit_run
+def _where(out: Path) -> str:
+    """Where a finished run's files are, and the command that makes its report."""
+    hands = len(list((out / "hands").glob("*.phhs")))
+    rows = [
+        ("results", f"{out}/results.json"),
+        ("event log", f"{out}/events.jsonl"),
+        ("hand histories", f"{out}/hands/ ({hands} PHH file{'s' if hands != 1 else ''})"),
+    ]
+    if (out / "side-events").is_dir():
+        rows.append(("side events", f"{out}/side-events/"))
+    rows.append(("report", f"mtt report {out}  (writes {out}/report/report.html)"))
+    return "\n".join(f"  {name:<15} {where}" for name, where in rows)
 
-    try:
-        report = audit_run(args.dir)
-    except UnreadableRun as exc:
-        print(f"mtt replay: {exc}", file=sys.stderr)
-        return 2
+
+def _replay(args: argparse.Namespace) -> int:
+    from orchestrator.views.audit import audit_run
+
+    report = audit_run(args.dir)  # UnreadableRun: exit 2 (orchestrator.cli.main)
     for violation in report.violations:
         print(violation)
     print(report.verdict())
@@ -312,24 +315,17 @@ def _replay(args: argparse.Namespace) -> int:
 def _cancel(args: argparse.Namespace) -> int:
     import time
 
-    from orchestrator.errors import RecoveryError, StoreError, TournamentStateError
+    from orchestrator.errors import TournamentStateError
     from orchestrator.shell.cancellation import cancel_in_store, find_stream
     from orchestrator.shell.store import open_store
 
-    try:
-        store = open_store(args.store)
-    except StoreError as exc:
-        print(f"mtt cancel: {exc}", file=sys.stderr)
-        return 2
+    store = open_store(args.store)  # StoreError, RecoveryError: exit 2 (orchestrator.cli.main)
     try:
         stream = find_stream(store, args.tournament)
         done = cancel_in_store(store, stream, args.reason, now=time.time())
     except TournamentStateError as exc:
         print(f"mtt cancel: refused: {exc}", file=sys.stderr)
         return 1
-    except (StoreError, RecoveryError) as exc:
-        print(f"mtt cancel: {exc}", file=sys.stderr)
-        return 2
     finally:
         store.close()
     rolled = [e for e in done.events if e["type"] == "roll_forward_paid"]
@@ -347,7 +343,7 @@ def _bench(args: argparse.Namespace) -> int:
     from orchestrator.shell.driver import RunOptions, run_tournament
 
     config = load_config(args.config).with_players(args.players)
-    options = RunOptions(out=args.out, seed=args.seed, ray_logs=not args.json, policies=args.bots)
+    options = RunOptions(out=args.out, seed=args.seed, ray_logs=not args.json, bots=args.bots)
     summary = run_tournament(config, options)
     wall = sorted(w for w, _ in summary.report_seconds)
     cpu = sorted(c for _, c in summary.report_seconds)

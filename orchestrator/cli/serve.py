@@ -74,10 +74,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def _serve(args: argparse.Namespace) -> int:
     from prometheus_client import CollectorRegistry
 
-    from orchestrator.errors import StoreError
     from orchestrator.frontdoor.auth import load_operator_credential
     from orchestrator.frontdoor.desk import Desk, DeskSettings
-    from orchestrator.frontdoor.errors import FrontDoorError, InvalidRequest
+    from orchestrator.frontdoor.errors import InvalidRequest
     from orchestrator.frontdoor.hub import PlayerHub
     from orchestrator.frontdoor.server import FrontDoorServer, TlsFiles
     from orchestrator.frontdoor.views import LiveViews, view_server
@@ -95,7 +94,7 @@ def _serve(args: argparse.Namespace) -> int:
         if args.tls_cert is not None:
             tls = TlsFiles(Path(args.tls_cert).read_bytes(), Path(args.tls_key).read_bytes())
         store = open_store(args.store)
-    except (FrontDoorError, StoreError, OSError) as exc:
+    except OSError as exc:  # FrontDoorError, StoreError: exit 2 (orchestrator.cli.main)
         print(f"mtt serve: {exc}", file=sys.stderr)
         return 2
 

@@ -37,9 +37,9 @@ from orchestrator.competition.swiss.standings import dense_ranks
 __all__ = [
     "MAJOR_MIN_PLAYERS",
     "LeagueStanding",
+    "LeagueTournament",
     "Sanctioning",
     "Season",
-    "Tournament",
     "TournamentPoints",
     "TournamentResult",
     "check_sanctioning",
@@ -93,7 +93,10 @@ class TournamentResult:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Tournament:
+class LeagueTournament:
+    """One tournament of the season as the season file lists it (not the poker tournament
+    the orchestrator runs, `orchestrator.core.tournament.Tournament`)."""
+
     id: str
     name: str
     date: dt.date
@@ -112,7 +115,7 @@ class Season:
     name: str
     start: dt.date | None
     end: dt.date | None
-    tournaments: tuple[Tournament, ...]
+    tournaments: tuple[LeagueTournament, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,11 +159,11 @@ class LeagueStanding:
     national_bonus: Fraction
 
 
-def is_major(tournament: Tournament) -> bool:
+def is_major(tournament: LeagueTournament) -> bool:
     return tournament.major and tournament.players >= MAJOR_MIN_PLAYERS
 
 
-def tournament_points(tournament: Tournament) -> tuple[TournamentPoints, ...]:
+def tournament_points(tournament: LeagueTournament) -> tuple[TournamentPoints, ...]:
     """LG-1 and LG-2 for every result of one tournament."""
     major = is_major(tournament)
     note = ""
@@ -252,7 +255,7 @@ def check_sanctioning(season: Season) -> tuple[Sanctioning, ...]:
     )
 
 
-def _own_faults(t: Tournament, season: Season) -> list[str]:
+def _own_faults(t: LeagueTournament, season: Season) -> list[str]:
     faults: list[str] = []
     notice = (t.date - t.announced).days
     if notice < MIN_NOTICE_DAYS:
@@ -387,7 +390,7 @@ def _parse_result(raw: Any, where: str, players: int) -> TournamentResult:
     return result
 
 
-def _parse_tournament(raw: Any, where: str) -> Tournament:
+def _parse_tournament(raw: Any, where: str) -> LeagueTournament:
     data = _check_keys(raw, _TOURNAMENT_KEYS, where)
     tid: str = _get(data, "id", str, where)
     where = f"tournament {tid!r}"
@@ -408,7 +411,7 @@ def _parse_tournament(raw: Any, where: str) -> Tournament:
             raise InvalidInput(f"{where}: place {place} is given to more than one player")
     if places.count(3) > 2:  # two semifinal losers share third without a third-place match
         raise InvalidInput(f"{where}: place 3 is given to more than two players")
-    tournament = Tournament(
+    tournament = LeagueTournament(
         id=tid,
         name=_get(data, "name", str, where, tid),
         date=_get(data, "date", dt.date, where),

@@ -14,7 +14,7 @@ from collections.abc import Collection
 
 from table_worker.protocol import Blinds
 
-__all__ = ["first_blinds", "next_blinds"]
+__all__ = ["blind_gap", "first_blinds", "next_blinds"]
 
 
 def _after(seat: int, occupied: list[int]) -> int:
@@ -64,3 +64,19 @@ def next_blinds(previous: Blinds, occupied: Collection[int]) -> Blinds:
     if button == small or _after(button, seats) != small:
         button = _before(small, seats)
     return Blinds(button, small, big)
+
+
+def blind_gap(previous: Blinds, occupied: Collection[int], seats_per_table: int) -> set[int]:
+    """The seats strictly between the next hand's button and its first blind (the small
+    blind, or the big blind when none is posted): a player who joins the table there would get
+    the button before posting a blind, so entrants never sit there (LATE, TDA-3).
+
+    >>> sorted(blind_gap(Blinds(2, 5, 7), [2, 5, 7, 9], 9))   # next: button 5, blinds 7, 9
+    [6]
+    >>> sorted(blind_gap(Blinds(8, 9, 2), [2, 4, 8, 9], 9))   # next: button 9, blinds 2, 4
+    [1]
+    """
+    upcoming = next_blinds(previous, occupied)
+    first = upcoming.small_blind or upcoming.big_blind
+    span = (first - upcoming.button) % seats_per_table
+    return {(upcoming.button + k - 1) % seats_per_table + 1 for k in range(1, span)}

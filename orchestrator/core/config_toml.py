@@ -33,7 +33,7 @@ chips = 1500
 levels = 6                # rebuys during the first N levels; then RB-4 converts the rest
 first_conversion = 1500   # RB-4: the first unused rebuy if the stack is <= threshold
 conversion = 2500         # RB-4: every other unused rebuy
-auto = true               # bots take every rebuy they may (operators' players ask)
+auto = true               # the room's auto-rebuy: take every rebuy one may (false: ask)
 
 [[phases]]                # structure = "shootout" (SO-1..SO-4) needs these or [shootout]
 max_per_table = 10
@@ -48,7 +48,7 @@ hand_for_hand = 20        # in [tournament]: from this many players left until t
                           # reached, every table plays one hand and waits (ELIM-1)
 late_registration_levels = 4   # in [tournament]: registration stays open for 4 levels; a
 reentries = 1             # busted player may enter again (a new entry) that often, and
-late_entries = 30         # (bots only) this many more bots register during the window
+late_entries = 30         # (bots only) mtt run registers this many more during the window
 
 [side_events]             # RB-6: fast freeze-outs for eliminated players, beside the event
 players = 10              # each starts when this many have joined (so its prizes are fixed)

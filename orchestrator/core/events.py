@@ -17,6 +17,7 @@ __all__ = [
     "ButtonAssigned",
     "ChipsRemoved",
     "Event",
+    "EventRecord",
     "FinalTable",
     "HandFinished",
     "HandForHand",
@@ -38,6 +39,7 @@ __all__ = [
     "PrizeAwarded",
     "RankingUpdated",
     "Rebuy",
+    "RebuyRequested",
     "Refund",
     "RegistrationClosed",
     "RegistrationOpened",
@@ -55,6 +57,9 @@ __all__ = [
     "TournamentStarted",
     "WarningIssued",
 ]
+
+
+EventRecord = dict[str, Any]  # one record of the log as read: seq, ts, type, cause?, fields
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -236,6 +241,15 @@ class Rebuy(Event):
     EVENT_TYPE: ClassVar[str] = "rebuy"
     player: str
     chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RebuyRequested(Event):
+    """RB-3: a player asked for a rebuy, taken at his next hand boundary (leads the step of
+    the request, so a restarted orchestrator takes it again)."""
+
+    EVENT_TYPE: ClassVar[str] = "rebuy_requested"
+    player: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -294,9 +294,6 @@ class TableFloor:
             raise InvalidReportError(f"table {table}: a hand cannot eliminate every player")
         return list(eliminated)
 
-    # alias until tournament.py is rewritten
-    hand_finished = after_hand
-
 
 def _balancer(policy: BalancingPolicy) -> Balancer:
     if policy == "equilibrium":

@@ -47,7 +47,7 @@ from orchestrator.core.events import (
 )
 from orchestrator.core.ledger import BASIS_POINTS, Ledger
 from orchestrator.core.ledger_records import LedgerSnapshot, Posting, posting_event
-from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange, skill_level
+from orchestrator.core.rankings import Rankings, SkillRange, skill_level
 from orchestrator.errors import (
     AlreadyRegisteredError,
     ConfigError,
@@ -70,8 +70,6 @@ __all__ = [
     "RegistrationSnapshot",
     "RegistrationState",
 ]
-# Until tournament.py imports them from orchestrator.core.rankings (it is being rewritten).
-__all__ += ["Rankings", "SkillLevel", "SkillRange"]
 
 # --- registration ------------------------------------------------------------------------
 

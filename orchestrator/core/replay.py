@@ -1,9 +1,12 @@
 """Rebuilding the tournament core from its event log (DESIGN.md "Failure model"). Pure.
 
 The orchestrator takes a decision in steps: the start, a finished hand, a poll that changed
-something, a table's loss and its restart. Each step's events are logged as one batch, led by
-an event that names the step's input (`hand_finished` carries the whole report, `table_polled`
-the table, `hand_voided` and `table_restarted` theirs). Each step draws from its own RNG,
+something, a table's loss and its restart, and the commands (pause, resume, cancel, a late
+registration, a sanction, a rebuy asked for). Each step's events are logged as one batch, led
+by an event that names the step's input (`hand_finished` carries the whole report,
+`table_polled` the table, `hand_voided` and `table_restarted` theirs, `player_registered` the
+late registrant, `warning_issued`, `penalty` and `player_disqualified` the sanction,
+`rebuy_requested` the player). Each step draws from its own RNG,
 seeded by the run's seed and the log position it starts at (`step_rng`), and reads the time
 that is logged with it (`ts`), so replaying the steps in log order takes the same decisions
 again: `rebuild` does that, and checks every replayed step's events against the logged ones,
@@ -18,11 +21,12 @@ from __future__ import annotations
 import json
 import pickle
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import Event
+from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import RecoveryError
 from table_worker.protocol import HandPlayer, HandReport, HandTiming
@@ -59,13 +63,15 @@ def rebuild(
     config: TournamentConfig,
     players: Sequence[str],
     *,
+    deposits: Mapping[str, int],
     tournament_id: str,
     seed: int,
     records: Sequence[dict[str, Any]],
     base: tuple[int, Tournament] | None = None,
 ) -> Tournament:
     """The core as it was after the last of `records`: from `base` (a snapshot taken after
-    seq `base[0]`, with `records` its tail) or from the start (`records` the whole log).
+    seq `base[0]`, with `records` its tail) or from the start (`records` the whole log;
+    `players` and `deposits` as the start was given them).
     `RecoveryError` naming the seq where a replayed step differs from the log."""
     at = 0
     if base is None:
@@ -74,6 +80,7 @@ def rebuild(
         tournament, step = Tournament.start(
             config,
             players,
+            deposits=deposits,
             tournament_id=tournament_id,
             now=records[0]["ts"],
             rng=step_rng(seed, 0),
@@ -117,7 +124,7 @@ def _hand_finished(t: Tournament, record: dict[str, Any], rng: random.Random) ->
             fouled_decks=record.get("fouled_decks", 0),
         ),
     )
-    return t.hand_finished(report, now=record["ts"], rng=rng).events
+    return t.apply_hand(report, now=record["ts"], rng=rng).events
 
 
 def _polled(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
@@ -148,6 +155,30 @@ def _cancelled(t: Tournament, record: dict[str, Any], rng: random.Random) -> lis
     return t.cancel(record["reason"], now=record["ts"]).events
 
 
+def _registered(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
+    return t.register_late(record["player"], now=record["ts"], rng=rng).events
+
+
+def _sanction(
+    kind: SanctionKind,
+) -> Callable[[Tournament, dict[str, Any], random.Random], list[Event]]:
+    def replay(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
+        return t.sanction(
+            kind,
+            record["player"],
+            judge=record["judge"],
+            reason=record["reason"],
+            now=record["ts"],
+            hands=record.get("hands", 0),
+        ).events
+
+    return replay
+
+
+def _rebuy_requested(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
+    return t.request_rebuy(record["player"], now=record["ts"]).events
+
+
 # The event that leads each kind of step -> the core call that takes the step again. A new
 # kind of step (an operator's command) needs its line here, or a restart refuses its log.
 _STEPS: dict[str, Callable[[Tournament, dict[str, Any], random.Random], list[Event]]] = {
@@ -158,6 +189,11 @@ _STEPS: dict[str, Callable[[Tournament, dict[str, Any], random.Random], list[Eve
     "tournament_paused": _paused,
     "tournament_resumed": _resumed,
     "tournament_cancelled": _cancelled,
+    "player_registered": _registered,  # a late registration (the start's are in its step)
+    "warning_issued": _sanction(SanctionKind.WARNING),
+    "penalty": _sanction(SanctionKind.PENALTY),
+    "player_disqualified": _sanction(SanctionKind.DISQUALIFICATION),
+    "rebuy_requested": _rebuy_requested,
 }
 
 

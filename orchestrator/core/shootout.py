@@ -6,9 +6,13 @@ import random
 from collections.abc import Mapping, Sequence
 
 from orchestrator.core.config import Phase, TournamentConfig
-from orchestrator.core.floor import BoundaryDecision, TableFloor
+from orchestrator.core.events import Event, PhaseStarted, PlayerQualified, TableClosed
+from orchestrator.core.floor import TableFloor
+from orchestrator.core.places import place_eliminated
+from orchestrator.core.play import Play
+from orchestrator.core.structures import Boundary, Busts, Seating, final_table
 
-__all__ = ["PhaseSeating", "phase_rules"]
+__all__ = ["PhaseSeating", "ShootOut", "phase_rules"]
 
 HEADS_UP = Phase(max_per_table=2, qualifiers=1)  # SO-5: a single-elimination bracket
 
@@ -53,25 +57,118 @@ class PhaseSeating:
     def tables(self) -> Mapping[int, Mapping[int, str]]:
         return self._tables
 
-    def after_hand(
-        self,
-        table: int,
-        *,
-        eliminated: Sequence[str],
-        big_blind_seat: int,
-        rng: random.Random,
-    ) -> BoundaryDecision:
-        """SO-1: the busted players leave the table; nobody moves between tables."""
+    def remove(self, table: int, players: Sequence[str]) -> None:
+        """Players busted at `table` leave their seats."""
         seats = self._tables[table]
-        gone = set(eliminated)
+        gone = set(players)
         for seat in [s for s, player in seats.items() if player in gone]:
             del seats[seat]
-        return BoundaryDecision(moves=(), closed=False, final_table=None)
 
     def finish_table(self, table: int) -> list[str]:
         """The table is done for this phase: its players (the qualifiers) by seat."""
         seats = self._tables.pop(table)
         return [seats[s] for s in sorted(seats)]
 
-    # alias until tournament.py is rewritten
-    hand_finished = after_hand
+
+class ShootOut(Seating):
+    """SO-1..SO-5 phase by phase: a table done with its phase sends its qualifiers on and
+    closes; when every table of a phase is done, the next phase seats them at random."""
+
+    def __init__(self, config: TournamentConfig, players: Sequence[str], rng: random.Random):
+        self._config = config
+        self._phase = 0  # 0-based
+        self._qualified: list[str] = []
+        self._next_table = 1  # table numbers are never reused
+        self._seating = PhaseSeating.seat(
+            players, max_per_table=self._rules(0).max_per_table, first_table=1, rng=rng
+        )
+
+    @property
+    def tables(self) -> Mapping[int, Mapping[int, str]]:
+        return self._seating.tables
+
+    def pending_requests(self, table: int) -> tuple[int, ...]:
+        return ()  # nobody moves between a phase's tables
+
+    def opening(self, play: Play, rng: random.Random) -> list[Event]:
+        return self._open_phase(play, self._seating, rng)
+
+    def really_out(self, play: Play, table: int, busts: Busts, *, button: int) -> Busts:
+        """SO-2 ("the first N placed go through"): when one hand busts a table below its
+        qualifiers, the best placed of those busted (ELIM-1) still qualify. They hold no
+        chips, so this happens only when the next phase resets the stacks (SO-3); with carried
+        stacks a table sends fewer."""
+        if not busts.out:
+            return busts
+        short = self._rules(self._phase).qualifiers - (
+            len(self._seating.tables[table]) - len(busts.out)
+        )
+        if short <= 0 or self._rules(self._phase + 1).stacks != "reset":
+            return busts
+        ranked = tuple(
+            who
+            for who, _ in place_eliminated(
+                busts.out,
+                button=button,
+                seats_per_table=self._seating.max_per_table,
+                remaining_before=0,
+            )
+        )
+        return Busts(out=ranked[short:], back=busts.back)
+
+    def boundary(
+        self,
+        play: Play,
+        table: int,
+        *,
+        gone: Sequence[str],
+        big_blind: int,
+        rng: random.Random,
+    ) -> Boundary:
+        """A table down to its qualifiers is done (SO-2); the last one done starts the next
+        phase (SO-1), which may be all byes: then on again."""
+        self._seating.remove(table, gone)
+        if len(self._seating.tables[table]) > self._rules(self._phase).qualifiers:
+            return Boundary()
+        events = self._qualify(table)
+        events.append(TableClosed(table=table))
+        while not self._seating.tables:
+            self._phase += 1
+            players, self._qualified = self._qualified, []
+            seating = PhaseSeating.seat(
+                players,
+                max_per_table=self._rules(self._phase).max_per_table,
+                first_table=self._next_table,
+                rng=rng,
+            )
+            events += self._open_phase(play, seating, rng)
+        return Boundary(tuple(events), closed=True)
+
+    def _rules(self, phase: int) -> Phase:
+        return phase_rules(self._config, phase)
+
+    def _open_phase(self, play: Play, seating: PhaseSeating, rng: random.Random) -> list[Event]:
+        """SO-1/SO-3: a phase's tables open with reset or carried stacks; a table already
+        down to its qualifiers (a bye) sends them through without playing."""
+        rules = self._rules(self._phase)
+        if self._phase > 0 and rules.stacks == "reset":
+            for seats in seating.tables.values():
+                for player in seats.values():
+                    play.stacks[player] = rules.starting_stack
+        self._seating = seating
+        byes = [t for t, seats in seating.tables.items() if len(seats) <= rules.qualifiers]
+        events: list[Event] = [
+            PhaseStarted(phase=self._phase + 1, tables=len(seating.tables) - len(byes))
+        ]
+        for table in byes:
+            events += self._qualify(table)
+        events += play.open_tables(seating.tables, rng)
+        self._next_table = max([self._next_table, *(t + 1 for t in seating.tables)])
+        if len(seating.tables) == 1 and rules.qualifiers == 1:
+            events.append(final_table(seating.tables, next(iter(seating.tables))))
+        return events
+
+    def _qualify(self, table: int) -> list[Event]:
+        players = self._seating.finish_table(table)
+        self._qualified += players
+        return [PlayerQualified(player=p, phase=self._phase + 1) for p in players]

@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from orchestrator.core.balancing import Move, fill_emptiest, move_player
-from orchestrator.core.blinds import next_blinds
+from orchestrator.core.blinds import blind_gap
 from orchestrator.core.seating import SeatMap
 from table_worker.protocol import Blinds
 
@@ -100,13 +100,7 @@ class Tda:
         others = [s for s in seats if s not in arrivals]
         if len(others) < 2:
             return ()  # nobody to deal with otherwise: they play
-        upcoming = next_blinds(previous, others)
-        end = upcoming.big_blind if upcoming.small_blind is None else upcoming.small_blind
-        size = seating.max_per_table
-        gap = {
-            (upcoming.button + k - 1) % size + 1 for k in range(1, (end - upcoming.button) % size)
-        }
-        return tuple(sorted(arrivals & gap))
+        return tuple(sorted(arrivals & blind_gap(previous, others, seating.max_per_table)))
 
     def close(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
         """TDA-3: the players draw open seats at random at the tables that receive them."""

@@ -19,7 +19,7 @@ import re
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,15 +29,7 @@ from orchestrator.core.config_toml import config_from_text
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules
-from orchestrator.errors import (
-    AlreadyRegisteredError,
-    ConfigError,
-    LedgerError,
-    NotRegisteredError,
-    OrchestratorError,
-    RegistrationError,
-    StoreError,
-)
+from orchestrator.errors import PACKAGE_ERRORS, ConfigError, OrchestratorError, StoreError
 from orchestrator.frontdoor.auth import new_secret, token_digest
 from orchestrator.frontdoor.errors import (
     FrontDoorError,
@@ -45,8 +37,11 @@ from orchestrator.frontdoor.errors import (
     NotAvailable,
     NotFound,
     WrongState,
+    refusal,
 )
 from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.shell.errors import translate
+from orchestrator.shell.orchestrators import OrchestratorHandle
 from orchestrator.shell.store import Store
 from orchestrator.views.metrics import TournamentMetrics
 
@@ -81,7 +76,7 @@ class Entry:
     state: str = "announced"
     tokens: dict[str, str] = field(default_factory=dict)  # token digest -> player
     seated: tuple[str, ...] = ()
-    orchestrator: Any = None  # the Ray actor handle once started
+    orchestrator: OrchestratorHandle | None = None  # once started
     events: list[dict[str, Any]] = field(default_factory=list)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     follower: asyncio.Task[None] | None = None
@@ -147,7 +142,7 @@ class Desk:
         try:
             config = config_from_text(config_text, source="the config")
         except ConfigError as exc:
-            raise InvalidRequest(str(exc)) from exc
+            raise refusal(exc) from exc
         if config.structure != "freezeout" or config.late_entries or config.side_events:
             raise InvalidRequest(
                 "the front door runs freeze-outs of registered players (no shoot-out, rebuy, "
@@ -223,7 +218,8 @@ class Desk:
         except Exception as exc:  # Ray refused: say so, keep serving the rest
             entry.state = "lost"
             log.exception("%s: the orchestrator did not start", tournament_id)
-            raise NotAvailable(f"the tournament could not start on Ray: {exc}") from exc
+            why = translate(exc) or exc  # Ray's errors in a line
+            raise NotAvailable(f"the tournament could not start on Ray: {why}") from exc
         self._follow(entry)
         return entry
 
@@ -273,7 +269,7 @@ class Desk:
                 {"player": p, "stack": start, "place": 0, "prize": 0} for p in self.players(entry)
             ]
             return entry, rows
-        rows = await entry.orchestrator.standings.remote()
+        rows = await self._ask(entry, "standings")
         rows.sort(key=lambda r: (r["place"] != 0, r["place"] or -r["stack"], r["player"]))
         return entry, rows
 
@@ -374,11 +370,8 @@ class Desk:
         self._persist(entry, {"type": "cancelled", "reason": reason})
 
     def _reattach(self, entry: Entry) -> None:
-        import ray
-
-        try:
-            entry.orchestrator = ray.get_actor(f"{entry.tournament_id}-orchestrator")
-        except ValueError:
+        entry.orchestrator = OrchestratorHandle.find(entry.tournament_id)
+        if entry.orchestrator is None:
             entry.state = "lost"  # the cluster went with the front door
             log.warning("%s: its orchestrator is gone", entry.tournament_id)
             return
@@ -443,7 +436,7 @@ class Desk:
                 self._store.register(stream, {"tournament": entry.tournament_id})
             self._store.append(stream, [{"seq": entry.logged + 1, "ts": self._clock(), **record}])
         except StoreError as exc:
-            raise NotAvailable(f"the store refused: {exc}") from exc
+            raise refusal(exc, "the store refused") from exc
         entry.logged += 1
 
     def _running(self, tournament_id: str, state: str) -> Entry:
@@ -453,17 +446,21 @@ class Desk:
         return entry
 
     async def _control(self, entry: Entry, method: str, *args: Any) -> None:
-        import ray
+        await self._ask(entry, method, *args)
 
+    async def _ask(self, entry: Entry, method: str, *args: Any) -> Any:
+        """A call on the tournament's orchestrator actor: the core's refusal (already paused)
+        is WrongState, an actor gone NotAvailable (`refusal`)."""
         try:
-            await getattr(entry.orchestrator, method).remote(*args)
-        except ray.exceptions.RayTaskError as exc:  # the core refused (e.g. already paused)
-            raise WrongState(f"{method} refused: {exc.cause}") from exc
-        except ray.exceptions.RayError as exc:
-            raise NotAvailable(f"the tournament's orchestrator is unreachable: {exc}") from exc
+            return await getattr(entry.orchestrator, method)(*args)
+        except OrchestratorError as exc:
+            raise refusal(exc, f"{method} refused") from exc
+        except PACKAGE_ERRORS as exc:
+            raise refusal(exc) from exc
 
-    async def _launch(self, entry: Entry, players: list[str]) -> Any:
-        from orchestrator.shell.actor import RESTARTABLE, OrchestratorActor, StoreSettings
+    async def _launch(self, entry: Entry, players: list[str]) -> OrchestratorHandle:
+        from orchestrator.shell.actor import StoreSettings
+        from orchestrator.shell.simulation import entry_deposits
         from orchestrator.shell.tables import TableSettings
         from table_worker.remote import GatewaySettings
 
@@ -481,29 +478,30 @@ class Desk:
                 action_seconds=entry.config.action_seconds,
             ),
         )
-        orchestrator = OrchestratorActor.options(
-            name=f"{entry.tournament_id}-orchestrator", **RESTARTABLE
-        ).remote(
+        orchestrator = OrchestratorHandle.launch(
             entry.config.with_players(len(players)),
             players,
+            deposits=entry_deposits(entry.config, players),  # every entry each may take
             tournament_id=entry.tournament_id,
             seed=settings.seed,
             out_dir=str(out),
             tables=tables,
             store=StoreSettings(url=settings.store_url, run_id=uuid.uuid4().hex[:12]),
         )
-        await orchestrator.start.remote()
+        await orchestrator.start()
         return orchestrator
 
     def _follow(self, entry: Entry) -> None:
-        entry.follower = asyncio.get_running_loop().create_task(self._follow_events(entry))
+        assert entry.orchestrator is not None
+        follow = self._follow_events(entry, entry.orchestrator)
+        entry.follower = asyncio.get_running_loop().create_task(follow)
 
-    async def _follow_events(self, entry: Entry) -> None:
+    async def _follow_events(self, entry: Entry, orchestrator: OrchestratorHandle) -> None:
         """Copy the orchestrator's event log here for watchers, tell players their places,
         feed the tournament metrics."""
         seen = entry.events[-1]["seq"] if entry.events else 0
         while True:
-            fresh: list[dict[str, Any]] = await entry.orchestrator.events_since.remote(seen)
+            fresh = await orchestrator.events_since(seen)
             for event in fresh:
                 kind = event["type"]
                 if kind == "player_eliminated":
@@ -515,7 +513,7 @@ class Desk:
                     entry.state = "cancelled"
             if self._metrics is not None:  # the tournament metrics (orchestrator.views.metrics)
                 self._metrics.follow(entry.tournament_id, fresh)
-                timings = await entry.orchestrator.timings_since_last_call.remote()
+                timings = await orchestrator.timings_since_last_call()
                 self._metrics.observe_timings(entry.tournament_id, timings)
             if fresh:
                 seen = fresh[-1]["seq"]
@@ -526,21 +524,15 @@ class Desk:
                 break
             await asyncio.sleep(EVENT_POLL_SECONDS)
         with contextlib.suppress(Exception):  # results.json written; the actor may go
-            await entry.orchestrator.complete.remote()
+            await orchestrator.complete()
         async with entry.changed:
             entry.changed.notify_all()
 
 
 @contextlib.contextmanager
-def _translated() -> Any:
+def _translated() -> Iterator[None]:
     """The core's refusals as front-door errors (nothing changed: the core checks first)."""
     try:
         yield
-    except FrontDoorError:
-        raise
-    except AlreadyRegisteredError as exc:
-        raise WrongState(str(exc)) from exc
-    except NotRegisteredError as exc:
-        raise NotFound(str(exc)) from exc
-    except (RegistrationError, LedgerError) as exc:
-        raise WrongState(str(exc)) from exc
+    except PACKAGE_ERRORS as exc:
+        raise refusal(exc) from exc

@@ -16,13 +16,31 @@ Hierarchy::
     └── NotAvailable            a part the front door needs is down: the store, Ray
                                 (UNAVAILABLE)
 
-Errors of the orchestrator's core (ConfigError, RegistrationError, LedgerError) and of the
-store are translated into these at the desk's boundary.
+The package's errors (`orchestrator.errors`: the core's refusals, the store's and the remote
+parts' failures) become these by one table, `refusal(exc)`, at the desk's boundary; foreign
+errors (Ray's) were turned into the package's before (`orchestrator.shell.errors`)::
+
+    NotRegisteredError, UnknownTournament       NotFound
+    ConfigError                                 InvalidRequest
+    RemoteFailure                               FrontDoorError (INTERNAL: a bug over there)
+    StoreError, any other RemoteError           NotAvailable (the store, an actor gone)
+    any other OrchestratorError                 WrongState (registration, the ledger, a pause
+                                                of a paused tournament, ...)
 """
 
 from __future__ import annotations
 
 import grpc
+
+from orchestrator.errors import (
+    ConfigError,
+    NotRegisteredError,
+    OrchestratorError,
+    RemoteError,
+    RemoteFailure,
+    StoreError,
+    UnknownTournament,
+)
 
 __all__ = [
     "FrontDoorError",
@@ -33,6 +51,7 @@ __all__ = [
     "RateLimited",
     "Unauthenticated",
     "WrongState",
+    "refusal",
 ]
 
 
@@ -66,3 +85,26 @@ class RateLimited(FrontDoorError):
 
 class NotAvailable(FrontDoorError):
     code = grpc.StatusCode.UNAVAILABLE
+
+
+_STATUS: tuple[tuple[type[Exception], type[FrontDoorError]], ...] = (
+    (NotRegisteredError, NotFound),
+    (UnknownTournament, NotFound),
+    (ConfigError, InvalidRequest),
+    (StoreError, NotAvailable),
+    (RemoteFailure, FrontDoorError),
+    (RemoteError, NotAvailable),
+    (OrchestratorError, WrongState),
+)
+
+
+def refusal(exc: Exception, what: str = "") -> FrontDoorError:
+    """The front door's error for one of the package's (`orchestrator.errors.PACKAGE_ERRORS`),
+    its message opened by `what`; a front door error is returned as it is."""
+    if isinstance(exc, FrontDoorError):
+        return exc
+    message = f"{what}: {exc}" if what else str(exc)
+    for kind, ours in _STATUS:
+        if isinstance(exc, kind):
+            return ours(message)
+    return FrontDoorError(message)

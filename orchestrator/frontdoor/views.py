@@ -18,6 +18,7 @@ from starlette.applications import Starlette
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse
 from starlette.types import Receive, Scope, Send
 
+from orchestrator.core.events import EventRecord
 from orchestrator.errors import TournamentStateError
 from orchestrator.frontdoor.desk import Desk
 from orchestrator.frontdoor.errors import FrontDoorError, NotFound
@@ -33,7 +34,7 @@ class _Tournament:
         self._desk = desk
         self._id = tournament_id
 
-    async def events_since(self, seq: int) -> list[dict[str, Any]]:
+    async def events_since(self, seq: int) -> list[EventRecord]:
         events = self._desk.get(self._id).events  # in seq order: no scan of the whole log
         return events[bisect.bisect_right(events, seq, key=lambda e: e["seq"]) :]
 
@@ -132,6 +133,8 @@ class ViewServer(uvicorn.Server):
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
+        """Not dead code: `uvicorn.Server.serve()` enters this; uvicorn's own would take
+        SIGINT and SIGTERM from the front door's loop (`run_until_signal`)."""
         yield
 
 

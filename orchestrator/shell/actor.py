@@ -3,7 +3,7 @@
 Every call runs to completion before the next (no awaits inside a step), so the core sees
 reports one at a time in the order recorded; each step's events are appended to the store and
 to events.jsonl before the directive goes back to the table (write-ahead), and each step draws
-from its own RNG (`recovery.step_rng`), so the log replays to the same decisions.
+from its own RNG (`core.replay.step_rng`), so the log replays to the same decisions.
 
 The actor is named and detached, and Ray restarts it when it dies: the constructor then finds
 the tournament's log in the store, rebuilds the core from it (snapshot + tail), and the first
@@ -34,16 +34,22 @@ import ray
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import Event, NodeLost
 from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng
+from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Directive, OpenTable, StartSideEvent, Step, Tournament
 from orchestrator.errors import (
     LeaseLost,
+    LedgerError,
     RecoveryError,
+    RegistrationError,
     ReportError,
+    SanctionError,
     StoreUnavailable,
     TournamentExists,
     TournamentStateError,
 )
 from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.orchestrators import Answer, OrchestratorHandle, orchestrator_name
+from orchestrator.shell.simulation import entry_deposits
 from orchestrator.shell.store import Store, open_store
 from orchestrator.shell.tables import TableFleet, TableLost, TableReplica, TableSettings
 from orchestrator.views.metrics import OrchestratorTimings
@@ -71,19 +77,22 @@ class Orchestrator:
         config: TournamentConfig,
         players: list[str],
         *,
+        deposits: dict[str, int],
         tournament_id: str,
         seed: int,
         out_dir: str,
         tables: TableSettings,
         store: StoreSettings,
     ) -> None:
+        """`deposits`: the money (cents) each player, and each who may register late, brings
+        (`shell.simulation.entry_deposits` for bots)."""
         self._tournament_id = tournament_id
         self._settings = tables
         self._store_settings = store
         self._config = config
         self._seed = seed
         self._out = Path(out_dir)
-        self._side_events: list[Any] = []  # ObjectRefs of side events' completion (RB-6)
+        self._side_events: list[Answer[dict[str, Any]]] = []  # their completions (RB-6)
         self._changed = asyncio.Event()  # a table's loop ended
         self._watchers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak refs
         self._fleet = TableFleet(tournament_id, tables)
@@ -96,7 +105,7 @@ class Orchestrator:
         # (report, decision) wall seconds since the metrics exporter last asked; bounded too.
         self._timings: deque[tuple[float, float]] = deque(maxlen=100_000)
         self._stream = f"{tournament_id}/{store.run_id}"
-        self._owner = f"{tournament_id}-orchestrator"  # the actor's name: a restart is the owner
+        self._owner = orchestrator_name(tournament_id)  # a restart of this actor is the owner
         self._store: Store = open_store(store.url)
         _patiently(self._take_lease)
         self._log = EventLog(self._out / "events.jsonl", store=self._store, stream=self._stream)
@@ -109,6 +118,7 @@ class Orchestrator:
             self._tournament = rebuild(
                 config,
                 players,
+                deposits=deposits,
                 tournament_id=tournament_id,
                 seed=seed,
                 records=tail,
@@ -131,7 +141,12 @@ class Orchestrator:
                 )
             now = event_time(time.time())
             self._tournament, step = Tournament.start(
-                config, players, tournament_id=tournament_id, now=now, rng=step_rng(seed, 0)
+                config,
+                players,
+                deposits=deposits,
+                tournament_id=tournament_id,
+                now=now,
+                rng=step_rng(seed, 0),
             )
             self._log.append(step.events, ts=now)
             self._opening = step.directives
@@ -344,26 +359,28 @@ class Orchestrator:
             seed=self._seed + event.event,
         )
         side_id = self._side_event_name(event.event)
-        side = OrchestratorActor.options(name=f"{side_id}-orchestrator", **RESTARTABLE).remote(
-            self._config.side_event_config(event.event),
+        config = self._config.side_event_config(event.event)
+        side = OrchestratorHandle.launch(
+            config,
             list(event.players),
+            deposits=entry_deposits(config, event.players),  # the bots all bring it (RB-6)
             tournament_id=side_id,
             seed=self._seed + event.event,
             out_dir=str(out),
             tables=settings,
             store=self._store_settings,
         )
-        side.start.remote()
-        self._side_events.append(side.complete.remote())
+        side.start()
+        self._side_events.append(side.complete())
 
     def _reattach_side_events(self) -> None:
         """After a restart: wait again for the side events started before it (detached,
         they live on; one not found is started now, from its own log if it has one)."""
         for event in range(1, self._tournament.side_events + 1):
-            side = _actor_named(f"{self._side_event_name(event)}-orchestrator")
+            side = OrchestratorHandle.find(self._side_event_name(event))
             if side is None:
                 continue  # finished and gone: its files are written
-            self._side_events.append(side.complete.remote())
+            self._side_events.append(side.complete())
 
     async def hands_played(self) -> int:
         """Wait for every table's loop to end (tables opened meanwhile included); the hands
@@ -403,7 +420,7 @@ class Orchestrator:
         started, cpu_started = time.perf_counter(), time.thread_time()
         now = event_time(time.time())
         rng = step_rng(self._seed, self._log.seq)
-        step = _decide(lambda: self._tournament.hand_finished(report, now=now, rng=rng))
+        step = _decide(lambda: self._tournament.apply_hand(report, now=now, rng=rng))
         decided = time.perf_counter()
         self._record(step, now)
         handled = time.perf_counter()
@@ -434,6 +451,30 @@ class Orchestrator:
         through the ledger, every table closed at its next boundary; `complete()` returns."""
         await self._ready()
         self._command(lambda *, now: self._tournament.cancel(reason, now=now))
+
+    async def register_late(self, player: str) -> None:
+        """REG-1 during late registration: the player (funded at the start) pays his entry
+        and takes a random seat; refused (the error raised here) once registration closed."""
+        await self._ready()
+        rng = step_rng(self._seed, self._log.seq)
+        self._command(lambda *, now: self._tournament.register_late(player, now=now, rng=rng))
+
+    async def sanction(
+        self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0
+    ) -> None:
+        """SAN-1/SAN-2: a judge's warning, penalty (`hands` sat out) or disqualification."""
+        await self._ready()
+        kind = SanctionKind(kind)  # refuse an unknown kind here, before the core
+        self._command(
+            lambda *, now: self._tournament.sanction(
+                kind, player, judge=judge, reason=reason, now=now, hands=hands
+            )
+        )
+
+    async def request_rebuy(self, player: str) -> None:
+        """RB-3: a player's rebuy, taken at his next hand boundary."""
+        await self._ready()
+        self._command(lambda *, now: self._tournament.request_rebuy(player, now=now))
 
     def _command(self, command: Callable[..., Step]) -> None:
         now = event_time(time.time())
@@ -494,10 +535,6 @@ class Orchestrator:
 # Typed as Any: Ray's decorator hides the class behind its own proxy type.
 OrchestratorActor: Any = ray.remote(num_cpus=0)(Orchestrator)
 
-# How an orchestrator is created: named by its caller, detached (it outlives whoever created
-# it), restarted by Ray when it dies, and every call to it retried against the new one.
-RESTARTABLE: dict[str, Any] = {"lifetime": "detached", "max_restarts": 10, "max_task_retries": -1}
-
 LEASE_SECONDS = 30.0  # the ownership lease's TTL; renewed every third of it
 FOLLOW_SECONDS = 0.5  # a found table actor is asked this often whether it lives
 RESTART_BACKOFF = 0.2  # seconds between attempts to start a table's new actor
@@ -506,11 +543,12 @@ STORE_PATIENCE = 60.0  # seconds a restarting orchestrator waits for its store
 
 def _decide(step: Callable[[], Step]) -> Step:
     """Take one step of the core. Its refusals (a report that does not match the hand dealt,
-    a command the state refuses) are raised before it changes anything and go back to the
-    caller; any other failure may leave it half-way through a step that no log holds."""
+    a command the state, the registration or the judges refuse) are raised before it changes
+    anything and go back to the caller; any other failure may leave it half-way through a step
+    that no log holds."""
     try:
         return step()
-    except (ReportError, TournamentStateError):
+    except (ReportError, TournamentStateError, RegistrationError, LedgerError, SanctionError):
         raise
     except Exception as exc:  # the top of the step: the core's state is unknown now
         _crash("the tournament core failed in a step", exc)
@@ -522,13 +560,6 @@ def _crash(reason: str, failure: BaseException) -> NoReturn:
     logging.getLogger(__name__).error("%s; restarting from the log", reason, exc_info=failure)
     logging.shutdown()
     os._exit(1)
-
-
-def _actor_named(name: str) -> Any:
-    try:
-        return ray.get_actor(name)
-    except ValueError:
-        return None
 
 
 def _patiently(call: Callable[[], _T]) -> _T:

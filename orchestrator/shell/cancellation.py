@@ -68,6 +68,7 @@ def cancel_in_store(store: Store, stream: str, reason: str, *, now: float) -> Ca
         tournament = rebuild(
             base.config,
             [],
+            deposits={},  # the start is in the snapshot
             tournament_id=base.tournament_id,
             seed=int(meta["seed"]),
             records=tail,

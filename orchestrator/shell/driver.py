@@ -19,21 +19,28 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import psutil
 from prometheus_client import CollectorRegistry, start_http_server
 
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.tournament import Tournament
+from orchestrator.errors import OrchestratorError, RemoteUnavailable
+from orchestrator.shell.simulation import LateBots, entry_deposits, late_bot_names
 from orchestrator.views.metrics import TournamentMetrics
+
+if TYPE_CHECKING:
+    from orchestrator.shell.orchestrators import OrchestratorHandle
 
 __all__ = [
     "MetricsEndpoint",
+    "ProgressLine",
     "RunOptions",
     "RunSummary",
     "UiOptions",
     "deck_service",
+    "elapsed",
     "live_view",
     "local_ray",
     "run_tournament",
@@ -59,7 +66,8 @@ class RunOptions:
     store: str | None = None  # the event log's and the used decks' store; default: SQLite
     # in the run's folder
     ray_address: str | None = None
-    policies: tuple[str, ...] = ("strength", "random", "station")
+    bots: tuple[str, ...] = ("strength", "random", "station")  # the pool each bot's policy is
+    # drawn from, by a seeded hash of his name (table_worker.bots.policy_for)
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
     kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
@@ -101,7 +109,7 @@ def deck_service(store: str, *, port: int = 0, metrics_port: int | None = None) 
         assert process.stdout is not None
         line = process.stdout.readline()
         if not line.startswith("deck service on "):
-            raise RuntimeError(f"the deck service did not start (it said {line!r})")
+            raise RemoteUnavailable(f"the deck service did not start (it said {line.strip()!r})")
         yield line.split()[3]
     finally:
         process.terminate()
@@ -121,14 +129,41 @@ def keep_ray_on_this_machine() -> None:
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 
+def ask_for_token_auth() -> None:
+    """Before this driver starts a cluster of its own, and before Ray is imported (it reads
+    the mode then): Ray's token authentication on, said explicitly. Ray turns it on by
+    default too, and then says so on the terminal at every start. Only a default, as above;
+    a process that imported Ray already leaves the choice to Ray."""
+    if "ray" not in sys.modules:
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
+
+
+def ray_system_config(workers: int) -> dict[str, int]:
+    """Ray's system settings (`_system_config`) for a cluster this driver starts to host
+    `workers` actors, one worker process each, most started at once. Ray starts as many
+    workers at a time as the node has CPUs and warns, on the terminal, once four times that
+    many exist: one actor per table trips it on any tournament of a few tables. Starting
+    them together costs the same CPU, so the limit follows the tables instead."""
+    return {"worker_maximum_startup_concurrency": max(os.cpu_count() or 1, workers)}
+
+
+def actors_for(config: TournamentConfig) -> int:
+    """The actors a tournament starts with: one per table, the orchestrator, one spare."""
+    return -(-config.players // config.max_per_table) + 2
+
+
 HEAD = "mtt_head"  # a resource only the head node has: the orchestrator stays there
+RUN_NAMESPACE = "mtt-run"  # `mtt run`'s named (detached) actors live here
 
 
 @contextmanager
 def simulated_cluster(nodes: int) -> Iterator[Any]:
     """A head node and `nodes - 1` worker nodes, all processes on 127.0.0.1 (DESIGN.md), with
-    Ray connected to it; yields the `ray.cluster_utils.Cluster` so a drill can kill nodes."""
+    Ray connected to it; yields the `ray.cluster_utils.Cluster` so a drill can kill nodes.
+    Ray's worker start-up limit stays its default (one at a time per one-CPU node): the
+    drills' timings assume it, and nothing of the nodes' logs reaches the terminal."""
     keep_ray_on_this_machine()
+    ask_for_token_auth()
     import ray
     from ray.cluster_utils import Cluster
 
@@ -144,7 +179,12 @@ def simulated_cluster(nodes: int) -> Iterator[Any]:
     try:
         for _ in range(nodes - 1):
             cluster.add_node(num_cpus=1)
-        ray.init(address=cluster.address, logging_level=logging.WARNING, log_to_driver=False)
+        ray.init(
+            address=cluster.address,
+            logging_level=logging.WARNING,
+            log_to_driver=False,
+            namespace=RUN_NAMESPACE,
+        )
         yield cluster
     finally:
         ray.shutdown()
@@ -172,7 +212,8 @@ def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iter
     if ui is None:
         yield None
         return
-    from orchestrator.views.live import EventFileSource, RunControl, create_app, serve_ui
+    from orchestrator.shell.run_control import EventFileSource, RunControl
+    from orchestrator.views.live import create_app, serve_ui
 
     control = RunControl(wait_for_start=ui.wait_for_start)
     app = create_app(
@@ -192,11 +233,20 @@ def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iter
 
 @contextmanager
 def local_ray(
-    address: str | None, *, logs: bool = True, namespace: str | None = None
+    address: str | None,
+    *,
+    logs: bool = True,
+    namespace: str | None = None,
+    workers: int = 0,
 ) -> Iterator[Any]:
     """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address; a
-    `namespace` lets a later driver find this one's named (detached) actors."""
+    `namespace` lets a later driver find this one's named (detached) actors. `workers`: the
+    actors a local cluster will host (`ray_system_config`; 0: Ray's defaults); an existing
+    cluster keeps its own settings."""
     keep_ray_on_this_machine()
+    local = not address or address == "local"
+    if local:
+        ask_for_token_auth()
     import ray
 
     if ray.is_initialized():
@@ -209,6 +259,7 @@ def local_ray(
         log_to_driver=logs,
         configure_logging=True,
         namespace=namespace,
+        _system_config=ray_system_config(workers) if local and workers else None,
     )
     try:
         yield
@@ -222,9 +273,10 @@ def run_tournament(
     *,
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunSummary:
-    import ray
-
-    from orchestrator.shell.actor import RESTARTABLE, OrchestratorActor, StoreSettings
+    if options.ray_address is None:
+        ask_for_token_auth()  # before Ray is imported
+    from orchestrator.shell.actor import StoreSettings
+    from orchestrator.shell.orchestrators import OrchestratorHandle
     from orchestrator.shell.tables import TableSettings
 
     out = options.out
@@ -238,18 +290,32 @@ def run_tournament(
             old.unlink()
     store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
     players = [f"p{k:05d}" for k in range(1, config.players + 1)]
+    # The bots bring the money for every entry they may take; the late ones register while
+    # late registration is open, at hands drawn from the run's seed (logged when they do).
+    late_bots = LateBots.draw(config, random.Random(f"{options.seed}:late"))
+    deposits = entry_deposits(config, players + late_bot_names(config))
     tournament_id = f"{config.name}-{options.seed}"
     # Registration problems (capacity, skill range) surface here as typed errors, before
     # any process starts.
     Tournament.start(
-        config, players, tournament_id=tournament_id, now=0.0, rng=random.Random(options.seed)
+        config,
+        players,
+        deposits=deposits,
+        tournament_id=tournament_id,
+        now=0.0,
+        rng=random.Random(options.seed),
     )
     baseline = psutil.virtual_memory().used
     peak = baseline
     cluster_context = (
         simulated_cluster(options.nodes)
         if options.nodes > 1
-        else local_ray(options.ray_address, logs=options.ray_logs)
+        else local_ray(
+            options.ray_address,
+            logs=options.ray_logs,
+            namespace=RUN_NAMESPACE,
+            workers=actors_for(config),
+        )
     )
     exporter = _MetricsExporter(tournament_id, options.metrics)
     decks = (
@@ -271,54 +337,69 @@ def run_tournament(
         settings = TableSettings(
             deck_target=deck_target,
             hands_dir=str(hands_dir),
-            bots=options.policies,
+            bots=options.bots,
             seed=options.seed,
         )
-        placement = {"resources": {HEAD: 0.001}} if cluster is not None else {}
-        orchestrator = OrchestratorActor.options(
-            name=f"{tournament_id}-orchestrator", **RESTARTABLE, **placement
-        ).remote(
+        orchestrator = OrchestratorHandle.launch(
             config,
             players,
+            deposits=deposits,
             tournament_id=tournament_id,
             seed=options.seed,
             out_dir=str(out),
             tables=settings,
             store=StoreSettings(url=store, run_id=uuid.uuid4().hex[:12]),
+            resources={HEAD: 0.001} if cluster is not None else None,
         )
-        ray.get(orchestrator.start.remote())
+        orchestrator.start().get()
         if control is not None:
             control.orchestrator = orchestrator
-        done = orchestrator.complete.remote()
+        done = orchestrator.complete()
         seen, killed = 0, False
-        while not ray.wait([done], timeout=0.5)[0]:
+        while not done.ready(timeout=LATE_POLL if late_bots.waiting else 0.5):
             peak = max(peak, psutil.virtual_memory().used)
+            if late_bots.waiting:
+                _register_late_bots(orchestrator, late_bots)
             drill = options.kill_node_after
             due = drill is not None and time.time() - started >= drill
             if cluster is not None and due and not killed:
-                lost = kill_a_table_node(cluster, ray.get(orchestrator.table_nodes.remote()))
+                lost = kill_a_table_node(cluster, orchestrator.table_nodes().get())
                 killed = lost is not None
                 if lost is not None and progress is not None:
                     print(f"\nchaos drill: killed node {lost[:12]}", flush=True)
             if progress is not None or exporter.enabled:
-                events = ray.get(orchestrator.events_since.remote(seen))
+                events = orchestrator.events_since(seen).get()
                 seen = events[-1]["seq"] if events else seen
                 exporter.update(orchestrator, events)
             if progress is not None:
-                status = ray.get(orchestrator.status.remote())
+                status = orchestrator.status().get()
                 progress(status | {"seconds": time.time() - started, "events": events})
-        outcome = ray.get(done)
+        outcome = done.get()
         seconds = time.time() - started
-        while exporter.enabled and (events := ray.get(orchestrator.events_since.remote(seen))):
+        while exporter.enabled and (events := orchestrator.events_since(seen).get()):
             seen = events[-1]["seq"]
             exporter.update(orchestrator, events)
         exporter.update(orchestrator, [])
         results, hands = outcome["results"], outcome["hands"]
-        report_seconds = ray.get(orchestrator.report_seconds.remote())
+        report_seconds = orchestrator.report_seconds().get()
         if control is not None:
             control.orchestrator = None  # over: operator commands are refused from now on
-        ray.kill(orchestrator)  # detached: it would outlive this run on a shared cluster
+        orchestrator.kill()
     return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
+
+
+LATE_POLL = 0.05  # seconds between looks at the hand count while late bots are to come
+
+
+def _register_late_bots(orchestrator: OrchestratorHandle, late_bots: LateBots) -> None:
+    """Register the late bots whose hand has come (REG-1; the orchestrator logs each as a
+    step). One refused (registration closed already, the tournament over) stays out."""
+    hands = orchestrator.status().get()["hands"]
+    for bot in late_bots.due(hands):
+        try:
+            orchestrator.register_late(bot).get()
+        except OrchestratorError as exc:
+            logging.getLogger(__name__).warning("late bot %s not registered: %s", bot, exc)
 
 
 class _MetricsExporter:
@@ -343,13 +424,11 @@ class _MetricsExporter:
             )
         return self
 
-    def update(self, orchestrator: Any, events: list[dict[str, Any]]) -> None:
-        import ray
-
+    def update(self, orchestrator: OrchestratorHandle, events: list[dict[str, Any]]) -> None:
         if self._endpoint is None:
             return
         self._metrics.follow(self._tournament, events)
-        timings = ray.get(orchestrator.timings_since_last_call.remote())
+        timings = orchestrator.timings_since_last_call().get()
         self._metrics.observe_timings(self._tournament, timings)
 
     def __exit__(self, *exc_info: object) -> None:
@@ -363,13 +442,17 @@ class _MetricsExporter:
 
 
 class ProgressLine:
-    """Players left, tables, level and blinds, hands/s, average and largest stack."""
+    """`mtt run`'s progress, one line: players left of the entries, tables, the level and its
+    blinds (small/big/ante), hands and hands/s, time elapsed (PAUSED while paused), and the
+    final table once it forms. On a terminal the line is rewritten in place every `every`
+    seconds; into a file or a pipe a new line every five times that."""
 
     def __init__(self, stream: TextIO, *, every: float = 1.0) -> None:
         self._stream = stream
         self._every = every
         self._last = 0.0
         self._tty = stream.isatty()
+        self._width = 0  # of the line on screen, blanked out by a shorter one
 
     def __call__(self, status: dict[str, Any]) -> None:
         now = time.monotonic()
@@ -380,17 +463,36 @@ class ProgressLine:
         self._last = now
         small, big, ante = status["blinds"]
         seconds = max(status["seconds"], 1e-9)
-        line = (
-            f"{status['players_left']:>6}/{status['entries']} players  {status['tables']:>4} tables"
-            f"  level {status['level']} ({small}/{big}{f' ante {ante}' if ante else ''})"
-            f"  {status['hands']:>7} hands {status['hands'] / seconds:>6.0f}/s"
-            f"  avg {status['average_stack']:,}  max {status['largest_stack']:,}"
-            f"  {seconds:>5.0f}s" + ("  PAUSED" if status.get("paused") else "")
+        line = (  # under 80 columns for a field of thousands
+            f"{status['players_left']:>5,}/{status['entries']:,} players"
+            f" | {status['tables']:>3,} tables"
+            f" | level {status['level']} {small}/{big}{f'/{ante}' if ante else ''}"
+            f" | {status['hands']:>7,} hands {status['hands'] / seconds:>4,.0f}/s"
+            f" | {elapsed(seconds)}" + (" | PAUSED" if status.get("paused") else "")
         )
         for event in status.get("events", ()):
             if event["type"] == "final_table":
-                self._stream.write(
-                    f"\nfinal table {event['table']}: {', '.join(event['players'])}\n"
-                )
-        self._stream.write(("\r" + line) if self._tty else line + "\n")
+                self._clear()
+                self._stream.write(f"final table {event['table']}: {', '.join(event['players'])}\n")
+        if self._tty:
+            self._stream.write("\r" + line.ljust(self._width))
+            self._width = len(line)
+        else:
+            self._stream.write(line + "\n")
         self._stream.flush()
+
+    def _clear(self) -> None:
+        if self._tty and self._width:
+            self._stream.write("\r" + " " * self._width + "\r")
+            self._width = 0
+
+
+def elapsed(seconds: float) -> str:
+    """Wall time as a clock: `m:ss`, `h:mm:ss` from an hour.
+
+    >>> elapsed(7.4), elapsed(83), elapsed(3725)
+    ('0:07', '1:23', '1:02:05')
+    """
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

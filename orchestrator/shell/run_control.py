@@ -6,9 +6,13 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from orchestrator.errors import OrchestratorError, TournamentStateError
+from orchestrator.core.events import EventRecord
+from orchestrator.errors import RemoteUnavailable, TournamentStateError
+
+if TYPE_CHECKING:
+    from orchestrator.shell.orchestrators import OrchestratorHandle
 
 __all__ = ["EventFileSource", "RunControl"]
 
@@ -22,9 +26,9 @@ class EventFileSource:
         self._path = path
         self._offset = 0
         self._batch = batch
-        self._pending: list[dict[str, Any]] = []
+        self._pending: list[EventRecord] = []
 
-    async def events_since(self, seq: int) -> list[dict[str, Any]]:
+    async def events_since(self, seq: int) -> list[EventRecord]:
         if len(self._pending) < self._batch:
             self._read()
         events = [e for e in self._pending[: self._batch] if e["seq"] > seq]
@@ -51,7 +55,7 @@ class RunControl:
         self.started = threading.Event()
         if not wait_for_start:
             self.started.set()
-        self.orchestrator: Any = None  # the actor handle, set by the driver
+        self.orchestrator: OrchestratorHandle | None = None  # set by the driver
 
     async def start(self) -> None:
         if self.started.is_set():
@@ -68,15 +72,11 @@ class RunControl:
         await self._call("cancel", reason)
 
     async def _call(self, method: str, *args: Any) -> None:
-        import ray
-
+        """The core's refusal (already paused) comes back as itself (`OrchestratorHandle`); an
+        actor gone means the run is over."""
         if self.orchestrator is None:
             raise TournamentStateError(f"cannot {method}: the tournament is not running")
         try:
-            await getattr(self.orchestrator, method).remote(*args)
-        except ray.exceptions.RayTaskError as exc:
-            if isinstance(exc.cause, OrchestratorError):
-                raise TournamentStateError(str(exc.cause)) from exc
-            raise
-        except ray.exceptions.RayActorError as exc:
+            await getattr(self.orchestrator, method)(*args)
+        except RemoteUnavailable as exc:
             raise TournamentStateError(f"cannot {method}: the tournament has ended") from exc

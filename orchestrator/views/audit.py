@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from orchestrator.core.events import EventRecord
 from orchestrator.errors import UnreadableRun
 from rng_service.commit import verify_commitment
 from table_worker.cards import cards_text, parse_cards, validate_deck
@@ -46,11 +47,8 @@ __all__ = [
     "read_results",
 ]
 
-Event = dict[str, Any]
 Seat = tuple[str, int, int, int]  # (player, seat, start, end)
 Kind = type | tuple[type, ...]
-# A list in a file, a tuple in an event's `fields()` in memory (the core's tests).
-_SEQ = (list, tuple)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +66,10 @@ class Violation:
 # --- readers --------------------------------------------------------------------------------
 
 
-def read_events(path: Path) -> list[Event]:
+def read_events(path: Path) -> list[EventRecord]:
     """events.jsonl as a list of objects; UnreadableRun names the first bad line."""
     text = _read_text(path)
-    events: list[Event] = []
+    events: list[EventRecord] = []
     for number, line in enumerate(text.splitlines(), start=1):
         try:
             event = json.loads(line)
@@ -153,7 +151,9 @@ _FIELDS: dict[str, dict[str, Kind]] = {
     "rebuy": {"player": str, "chips": int},
     "addon": {"player": str, "chips": int},
     "chips_removed": {"player": str, "chips": int},
-    "hand_finished": {"table": int, "hand": int, "players": _SEQ},
+    # `players` is a list read from a file, a tuple in a record still in memory (the
+    # orchestrator's `events_since`, an event's `fields()`): both are audited alike.
+    "hand_finished": {"table": int, "hand": int, "players": (list, tuple)},
     "hand_voided": {"table": int, "hand": int},
     "player_eliminated": {"player": str, "place": int},
     "player_moved": {"player": str, "from_table": int, "to_table": int},
@@ -168,24 +168,20 @@ _FIELDS: dict[str, dict[str, Kind]] = {
 _SEAT_FIELDS: dict[str, Kind] = {"player": str, "seat": int, "start": int, "end": int}
 
 
-def _shape(event: Event, index: int) -> list[Violation]:
+def _shape(event: EventRecord, index: int) -> list[Violation]:
     where = f"events.jsonl:{index + 1}"
     wanted: dict[str, Kind] = {"seq": int, "type": str, **_FIELDS.get(str(event.get("type")), {})}
     if "cause" in event:
         wanted["cause"] = int
     bad = [k for k, kind in wanted.items() if not _is(event.get(k), kind)]
-    if event.get("type") == "hand_finished" and isinstance(event.get("players"), _SEQ):
-        for k, p in enumerate(event["players"]):
-            if not isinstance(p, dict) or any(
-                not _is(p.get(f), t) for f, t in _SEAT_FIELDS.items()
-            ):
-                bad.append(f"players[{k}]")
+    if event.get("type") == "hand_finished" and "players" not in bad:
+        bad += [f"players[{k}]" for k, p in enumerate(event["players"]) if not _is_seat(p)]
     if not bad:
         return []
     return [Violation("contract", where, f"{event.get('type')!r} lacks or mistypes {bad}")]
 
 
-def _shapes(log: Sequence[Event]) -> list[Violation]:
+def _shapes(log: Sequence[EventRecord]) -> list[Violation]:
     return [x for index, e in enumerate(log) for x in _shape(e, index)]
 
 
@@ -193,12 +189,16 @@ def _is(value: object, kind: Kind) -> bool:
     return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
 
 
-def _at(e: Event) -> str:
+def _is_seat(value: object) -> bool:
+    return isinstance(value, dict) and all(_is(value.get(f), t) for f, t in _SEAT_FIELDS.items())
+
+
+def _at(e: EventRecord) -> str:
     return f"events.jsonl seq {e['seq']}"
 
 
 def audit_events(
-    log: Sequence[Event], *, buy_in: int | None = None, fee: int | None = None
+    log: Sequence[EventRecord], *, buy_in: int | None = None, fee: int | None = None
 ) -> list[Violation]:
     """The event log's invariants (DESIGN.md contracts, ELIM-1, RB-3/RB-4, SO-3, SAN-1, REG-1).
 
@@ -236,7 +236,7 @@ def audit_events(
 
 
 def _places(
-    log: Sequence[Event], field: int, winner: str | None, rolled: dict[str, int]
+    log: Sequence[EventRecord], field: int, winner: str | None, rolled: dict[str, int]
 ) -> list[Violation]:
     """ELIM-1: every player placed exactly once, places 1..N, the winner first; after a
     cancellation (CRASH-2) the players rolled forward hold no place and the eliminated the
@@ -275,7 +275,9 @@ def _places(
     return v
 
 
-def _chips(log: Sequence[Event], winner: str | None, rolled: dict[str, int]) -> list[Violation]:
+def _chips(
+    log: Sequence[EventRecord], winner: str | None, rolled: dict[str, int]
+) -> list[Violation]:
     """Chips conserved in every hand; between hands a stack changes only by a logged rebuy or
     add-on (RB-3, RB-4), a reseat (SO-3, re-entry) or chips leaving play (SAN-1); the winner
     ends with all of them, or after a cancellation each player rolled forward with exactly the
@@ -326,7 +328,7 @@ def _chips(log: Sequence[Event], winner: str | None, rolled: dict[str, int]) -> 
     return v
 
 
-def _one_place(log: Sequence[Event]) -> list[Violation]:
+def _one_place(log: Sequence[EventRecord]) -> list[Violation]:
     """A player is in exactly one place at any time (DESIGN.md "How a hand flows"): seated,
     moved, never seen again after elimination; a shoot-out phase reseats everyone (SO-1)."""
     v: list[Violation] = []
@@ -366,7 +368,7 @@ def _one_place(log: Sequence[Event]) -> list[Violation]:
 
 
 def _money(
-    log: Sequence[Event], entries: int, buy_in: int | None, fee: int | None
+    log: Sequence[EventRecord], entries: int, buy_in: int | None, fee: int | None
 ) -> list[Violation]:
     """REG-1: every entry paid its buy-in to the pool and its fee to the operator; prizes pay
     out the whole pool; the ledger's postings balance to the cent."""
@@ -554,7 +556,9 @@ def audit_unique_decks(hands: Iterable[HandRecord]) -> list[Violation]:
     return v
 
 
-def audit_hands_against_log(log: Sequence[Event], hands: Sequence[HandRecord]) -> list[Violation]:
+def audit_hands_against_log(
+    log: Sequence[EventRecord], hands: Sequence[HandRecord]
+) -> list[Violation]:
     """Every hand_finished has its hand history with the same players, seats, starting and
     finishing stacks, and every hand history its hand_finished; a voided hand (`hand_voided`,
     DESIGN.md "Failure model") may be missing or extra."""
@@ -597,7 +601,7 @@ def audit_hands_against_log(log: Sequence[Event], hands: Sequence[HandRecord]) -
 # --- results.json ---------------------------------------------------------------------------
 
 
-def audit_results(log: Sequence[Event], results: dict[str, Any]) -> list[Violation]:
+def audit_results(log: Sequence[EventRecord], results: dict[str, Any]) -> list[Violation]:
     """results.json agrees with the log: places, prizes, prize pool, entries and hands."""
     v: list[Violation] = []
     rows = results.get("places")
@@ -704,7 +708,7 @@ def audit_run(folder: Path) -> AuditReport:
 
 def _audit_one(
     folder: Path, prefix: str, report: AuditReport, all_hands: list[HandRecord]
-) -> list[Event]:
+) -> list[EventRecord]:
     log = read_events(folder / "events.jsonl")
     results = read_results(folder / "results.json")
     hands = audit_hands(read_hand_files(folder / "hands", relative_to=folder))

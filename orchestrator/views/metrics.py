@@ -44,7 +44,7 @@ _DECK_WAIT_BUCKETS = (0.0001, 0.001, DECK_WAIT_OBJECTIVE_SECONDS, 0.05, 0.25, 1.
 class OrchestratorTimings:
     """What only the orchestrator actor sees, per hand report since the last call: the
     whole handling (core decision plus the write-ahead log append) and the core's decision
-    alone (places, balancing, table closing: `Tournament.hand_finished`)."""
+    alone (places, balancing, table closing: `Tournament.apply_hand`)."""
 
     report_seconds: tuple[float, ...] = ()
     decision_seconds: tuple[float, ...] = ()

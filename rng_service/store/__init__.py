@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from rng_service.errors import BadStoreUrl
+from rng_service.errors import BadDeckStoreUrl
 from rng_service.store.base import DeckStore
 from rng_service.store.redis_store import RedisDeckStore
 from rng_service.store.sqlite_store import SqliteDeckStore
@@ -24,7 +24,9 @@ def open_store(url: str) -> DeckStore:
     if scheme == "sqlite":
         prefix = "sqlite:///"
         if not url.startswith(prefix) or len(url) == len(prefix):
-            raise BadStoreUrl(f"expected sqlite:///path/to/file.db, got {url!r}")
+            raise BadDeckStoreUrl(f"expected sqlite:///path/to/file.db, got {url!r}")
         # sqlite:///rel.db is relative, sqlite:////abs.db absolute (SQLAlchemy's convention).
         return SqliteDeckStore(url[len(prefix) :])
-    raise BadStoreUrl(f"unknown store URL {url!r}: use redis://host:port/db or sqlite:///file.db")
+    raise BadDeckStoreUrl(
+        f"unknown store URL {url!r}: use redis://host:port/db or sqlite:///file.db"
+    )

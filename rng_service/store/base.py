@@ -15,7 +15,7 @@ class DeckStore(Protocol):
     "new" ever (unlike a Bloom filter), so a deck can never be served twice.
 
     Implementations are safe to call from one thread at a time per instance; they raise
-    `StoreUnavailable` when the backend cannot be reached (nothing may then be served).
+    `DeckStoreUnavailable` when the backend cannot be reached (nothing may then be served).
     """
 
     def record_new(self, digests: Sequence[bytes]) -> list[int | None]:

@@ -6,6 +6,9 @@ two metrics, told apart by the `store` label:
     mtt_store_operation_seconds{store, backend, operation}   histogram (bucket at the objective)
     mtt_store_errors_total{store, backend, operation, error} counter (error: the class name,
                                                               e.g. StoreUnavailable)
+
+The used-deck store's errors are counted under the names the two stores share
+(`DeckStoreUnavailable` as `StoreUnavailable`, ...), so one alert and one panel cover both.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from contextlib import contextmanager
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
+from rng_service.errors import BadDeckStoreUrl, DeckStoreError, DeckStoreUnavailable
 from rng_service.store.base import DeckStore
 
 __all__ = ["STORE_OBJECTIVE_SECONDS", "MeteredDeckStore", "StoreMetrics"]
@@ -24,6 +28,11 @@ __all__ = ["STORE_OBJECTIVE_SECONDS", "MeteredDeckStore", "StoreMetrics"]
 # p99 leaves room for a loaded node, and SQLite's fsync per commit (~8 ms) fits under it.
 STORE_OBJECTIVE_SECONDS = 0.010
 _BUCKETS = (0.0005, 0.001, 0.0025, 0.005, STORE_OBJECTIVE_SECONDS, 0.025, 0.1, 0.5, 2.0, 5.0)
+_SHARED_NAMES: dict[type[BaseException], str] = {
+    DeckStoreError: "StoreError",
+    DeckStoreUnavailable: "StoreUnavailable",
+    BadDeckStoreUrl: "BadStoreUrl",
+}
 
 
 class StoreMetrics:
@@ -58,7 +67,8 @@ class StoreMetrics:
         try:
             yield
         except Exception as exc:  # counted and raised again unchanged
-            self.errors.labels(store, backend, operation, type(exc).__name__).inc()
+            error = _SHARED_NAMES.get(type(exc), type(exc).__name__)
+            self.errors.labels(store, backend, operation, error).inc()
             raise
         finally:
             self.seconds.labels(store, backend, operation).observe(time.perf_counter() - started)

@@ -26,7 +26,7 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from rng_service.errors import StoreError, StoreUnavailable
+from rng_service.errors import DeckStoreError, DeckStoreUnavailable
 from rng_service.store.base import check_digests
 
 __all__ = ["BUCKET_BYTES", "COUNTER_KEY", "LISTPACK_ENTRIES", "RedisDeckStore", "bucket_key"]
@@ -96,9 +96,9 @@ class RedisDeckStore:
         try:
             last, flags = self._record(keys=[COUNTER_KEY], args=[b"".join(digests)])
         except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailable(f"redis used-deck store unreachable: {exc}") from exc
+            raise DeckStoreUnavailable(f"redis used-deck store unreachable: {exc}") from exc
         except redis.RedisError as exc:
-            raise StoreError(f"redis used-deck store failed: {exc}") from exc
+            raise DeckStoreError(f"redis used-deck store failed: {exc}") from exc
         serial = int(last) - flags.count(b"1")
         serials: list[int | None] = []
         for flag in flags:
@@ -113,9 +113,9 @@ class RedisDeckStore:
         try:
             value = self._client.get(COUNTER_KEY)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailable(f"redis used-deck store unreachable: {exc}") from exc
+            raise DeckStoreUnavailable(f"redis used-deck store unreachable: {exc}") from exc
         except redis.RedisError as exc:
-            raise StoreError(f"redis used-deck store failed: {exc}") from exc
+            raise DeckStoreError(f"redis used-deck store failed: {exc}") from exc
         return int(value or 0)
 
     def close(self) -> None:

@@ -6,7 +6,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 
-from rng_service.errors import StoreError, StoreUnavailable
+from rng_service.errors import DeckStoreError, DeckStoreUnavailable
 from rng_service.store.base import check_digests
 
 __all__ = ["SqliteDeckStore"]
@@ -19,9 +19,9 @@ CREATE TABLE IF NOT EXISTS used_decks (
 """
 
 
-def _translate(exc: sqlite3.Error, what: str) -> StoreError:
+def _translate(exc: sqlite3.Error, what: str) -> DeckStoreError:
     # OperationalError covers "database is locked" and "unable to open": transient/outside us.
-    kind = StoreUnavailable if isinstance(exc, sqlite3.OperationalError) else StoreError
+    kind = DeckStoreUnavailable if isinstance(exc, sqlite3.OperationalError) else DeckStoreError
     return kind(f"sqlite used-deck store: {what}: {exc}")
 
 

@@ -50,6 +50,7 @@ from orchestrator.errors import (
     TournamentExists,
     UnknownTournament,
 )
+from orchestrator.shell.errors import store_error
 from orchestrator.shell.store.base import (
     check_batch,
     check_limit,
@@ -161,11 +162,10 @@ class RedisStore:
         """Run one Redis call, translating driver errors (the only place that sees them)."""
         try:
             return call()
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            # BusyLoadingError (Redis replaying its AOF after a restart) is a ConnectionError.
-            raise StoreUnavailable(f"redis store: {what}: unreachable: {exc}") from exc
         except redis.RedisError as exc:
-            raise StoreError(f"redis store: {what}: {exc}") from exc
+            # ConnectionError and TimeoutError are StoreUnavailable (the table), BusyLoadingError
+            # (Redis replaying its AOF after a restart) included, being a ConnectionError.
+            raise store_error(exc, f"redis store: {what}") from exc
 
     def durability(self) -> RedisDurability:
         """Ask the server how durable our writes are (cached after the first answer)."""

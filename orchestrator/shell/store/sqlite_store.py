@@ -27,10 +27,10 @@ from orchestrator.errors import (
     LogConflict,
     StoreCorrupted,
     StoreError,
-    StoreUnavailable,
     TournamentExists,
     UnknownTournament,
 )
+from orchestrator.shell.errors import store_error
 from orchestrator.shell.store.base import (
     check_batch,
     check_limit,
@@ -69,9 +69,8 @@ CREATE TABLE IF NOT EXISTS leases (
 
 
 def _translate(exc: sqlite3.Error, what: str) -> StoreError:
-    # OperationalError covers "database is locked" and "unable to open": transient/outside us.
-    kind = StoreUnavailable if isinstance(exc, sqlite3.OperationalError) else StoreError
-    return kind(f"sqlite store: {what}: {exc}")
+    # OperationalError ("database is locked", "unable to open") is StoreUnavailable: the table.
+    return store_error(exc, f"sqlite store: {what}")
 
 
 class SqliteStore:

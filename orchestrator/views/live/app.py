@@ -28,7 +28,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from orchestrator.core.config import TournamentConfig
-from orchestrator.errors import OrchestratorError
+from orchestrator.core.events import EventRecord
+from orchestrator.errors import OrchestratorError, RemoteError, StoreError
 from orchestrator.views.live.lobby import FeedItem, Lobby
 
 __all__ = ["ACTIONS", "EventSource", "LiveLobby", "OperatorControl", "create_app"]
@@ -46,12 +47,15 @@ class EventSource(Protocol):
     """The tournament's event log from the start, in seq order, without gaps (the orchestrator
     actor's `events_since`, a store's log, `events.jsonl` followed by `EventFileSource`)."""
 
-    async def events_since(self, seq: int) -> list[dict[str, Any]]: ...
+    async def events_since(self, seq: int) -> list[EventRecord]: ...
 
 
 class OperatorControl(Protocol):
     """Operator commands; each raises an `OrchestratorError` (e.g. `TournamentStateError`)
-    with a message for the operator when the tournament's state refuses it."""
+    with a message for the operator when the tournament's state refuses it (409), a
+    `StoreError` or `RemoteError` when a part it needs is down (503). `mtt run`'s
+    `orchestrator.shell.run_control.RunControl` and the front door's desk
+    (`orchestrator.frontdoor.views`) are two."""
 
     async def start(self) -> None: ...
     async def pause(self) -> None: ...
@@ -245,6 +249,8 @@ def create_app(
             return JSONResponse({"error": "the body is not JSON"}, status_code=400)
         except OrchestratorError as exc:
             return JSONResponse({"error": str(exc)}, status_code=409)
+        except (StoreError, RemoteError) as exc:  # the store or the orchestrator is down
+            return JSONResponse({"error": str(exc)}, status_code=503)
         return JSONResponse({"ok": action})
 
     return Starlette(

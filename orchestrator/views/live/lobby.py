@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from orchestrator.core.config import TournamentConfig
+from orchestrator.core.events import EventRecord
 from orchestrator.core.levels import blind_level
 from orchestrator.core.payouts import prize_table
 from orchestrator.core.tda import TDA_PROCEDURE, break_order
 
 __all__ = ["Changes", "FeedItem", "Lobby", "ordinal"]
 
-Event = dict[str, Any]
 FEED_LENGTH = 200
 
 
@@ -85,7 +85,7 @@ class Lobby:
 
     # --- the fold -------------------------------------------------------------------------
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: EventRecord) -> None:
         seq = int(event.get("seq", self.seq + 1))
         if seq <= self.seq:
             return  # already applied (a source may repeat itself)
@@ -100,7 +100,7 @@ class Lobby:
         changes, self._changes = self._changes, Changes()
         return changes
 
-    def _say(self, event: Event, kind: str, text: str) -> None:
+    def _say(self, event: EventRecord, kind: str, text: str) -> None:
         item = FeedItem(int(event["seq"]), float(event["ts"]), kind, text)
         self.feed.append(item)
         self._changes.feed.append(item)
@@ -116,41 +116,41 @@ class Lobby:
             del self.tables[table][seat]
             self._changes.tables.add(table)
 
-    def _on_tournament_started(self, e: Event) -> None:
+    def _on_tournament_started(self, e: EventRecord) -> None:
         self.tournament = e["tournament"]
         self.started_at = float(e["ts"])
 
-    def _on_player_registered(self, e: Event) -> None:
+    def _on_player_registered(self, e: EventRecord) -> None:
         self.entries += 1
         self.field_size += e.get("entry", 1) == 1
         self.prize_pool += e["buy_in"]
 
-    def _on_player_unregistered(self, e: Event) -> None:
+    def _on_player_unregistered(self, e: EventRecord) -> None:
         self.entries -= 1
         self.field_size -= 1
         self.prize_pool -= self.config.buy_in
 
-    def _on_table_opened(self, e: Event) -> None:
+    def _on_table_opened(self, e: EventRecord) -> None:
         self.tables.setdefault(e["table"], {})
         self._changes.tables.add(e["table"])
         if self.hands == 0:  # the opening tables are logged after level 1 starts
             self.tables_at_level_start = len(self.tables)
 
-    def _on_player_seated(self, e: Event) -> None:
+    def _on_player_seated(self, e: EventRecord) -> None:
         self._unseat(e["player"])  # a shoot-out seats everyone again in each phase (SO-1)
         self._seat(e["player"], e["table"], e["seat"])
         self.stacks[e["player"]] = e["stack"]
 
-    def _on_player_reentered(self, e: Event) -> None:
+    def _on_player_reentered(self, e: EventRecord) -> None:
         self.places.pop(e["player"], None)
         self._on_player_seated(e)
         self._say(e, "entry", f"{e['player']} re-enters at table {e['table']}")
 
-    def _on_button_assigned(self, e: Event) -> None:
+    def _on_button_assigned(self, e: EventRecord) -> None:
         self.buttons[e["table"]] = e["seat"]
         self._changes.tables.add(e["table"])
 
-    def _on_hand_finished(self, e: Event) -> None:
+    def _on_hand_finished(self, e: EventRecord) -> None:
         table = e["table"]
         self.hands += 1
         self.hands_this_level += 1
@@ -160,7 +160,7 @@ class Lobby:
                 self.stacks[p["player"]] = p["end"]
         self._changes.tables.add(table)
 
-    def _on_player_eliminated(self, e: Event) -> None:
+    def _on_player_eliminated(self, e: EventRecord) -> None:
         player = e["player"]
         self._unseat(player)
         self.stacks.pop(player, None)
@@ -170,7 +170,7 @@ class Lobby:
             e, "elimination", f"{player} is out in {ordinal(e['place'])} place (table {e['table']})"
         )
 
-    def _on_player_moved(self, e: Event) -> None:
+    def _on_player_moved(self, e: EventRecord) -> None:
         self._unseat(e["player"])
         self._seat(e["player"], e["to_table"], e["to_seat"])
         self.stacks[e["player"]] = e["stack"]
@@ -182,43 +182,43 @@ class Lobby:
             f"seat {e['to_seat']} ({why})",
         )
 
-    def _on_table_closed(self, e: Event) -> None:
+    def _on_table_closed(self, e: EventRecord) -> None:
         for player in list(self.tables.pop(e["table"], {}).values()):
             self.seats.pop(player, None)
         self.buttons.pop(e["table"], None)
         self._changes.tables.add(e["table"])
         self._say(e, "table", f"table {e['table']} closes")
 
-    def _on_final_table(self, e: Event) -> None:
+    def _on_final_table(self, e: EventRecord) -> None:
         self.final_table = e["table"]
         self._say(e, "final", f"final table at table {e['table']}: {len(e['players'])} players")
 
-    def _on_rebuy(self, e: Event) -> None:
+    def _on_rebuy(self, e: EventRecord) -> None:
         self._add_chips(e["player"], e["chips"])
         self._say(e, "entry", f"{e['player']} rebuys {e['chips']:,} chips")
 
-    def _on_addon(self, e: Event) -> None:
+    def _on_addon(self, e: EventRecord) -> None:
         self._add_chips(e["player"], e["chips"])
         self._say(e, "entry", f"{e['player']} adds on {e['chips']:,} chips")
 
-    def _on_phase_started(self, e: Event) -> None:
+    def _on_phase_started(self, e: EventRecord) -> None:
         tables = f"{e['tables']} table" + ("s" if e["tables"] != 1 else "")
         self._say(e, "level", f"phase {e['phase']} starts at {tables}")
 
-    def _on_player_qualified(self, e: Event) -> None:
+    def _on_player_qualified(self, e: EventRecord) -> None:
         self._say(e, "entry", f"{e['player']} qualifies for phase {e['phase']}")
 
-    def _on_hand_voided(self, e: Event) -> None:
+    def _on_hand_voided(self, e: EventRecord) -> None:
         self._say(e, "table", f"hand {e['hand']} at table {e['table']} is void")
 
-    def _on_node_lost(self, e: Event) -> None:
+    def _on_node_lost(self, e: EventRecord) -> None:
         tables = ", ".join(str(t) for t in e["tables"]) or "none"
         self._say(e, "table", f"a machine was lost (tables {tables})")
 
-    def _on_table_restarted(self, e: Event) -> None:
+    def _on_table_restarted(self, e: EventRecord) -> None:
         self._say(e, "table", f"table {e['table']} deals again on another machine")
 
-    def _on_chips_removed(self, e: Event) -> None:
+    def _on_chips_removed(self, e: EventRecord) -> None:
         self._add_chips(e["player"], -e["chips"])
 
     def _add_chips(self, player: str, chips: int) -> None:
@@ -227,7 +227,7 @@ class Lobby:
             if player in self.seats:
                 self._changes.tables.add(self.seats[player][0])
 
-    def _on_level_started(self, e: Event) -> None:
+    def _on_level_started(self, e: EventRecord) -> None:
         self.level = e["level"]
         self.hands_this_level = 0
         self.tables_at_level_start = max(1, len(self.tables))
@@ -238,38 +238,38 @@ class Lobby:
             blinds = _blinds(e["small_blind"], e["big_blind"], e["ante"])
             self._say(e, "level", f"level {e['level']}: blinds {blinds}")
 
-    def _on_break_started(self, e: Event) -> None:
+    def _on_break_started(self, e: EventRecord) -> None:
         self.break_until = float(e["ts"]) + 60 * e["minutes"]
         self._say(e, "break", f"break of {e['minutes']} minutes")
 
-    def _on_tournament_paused(self, e: Event) -> None:
+    def _on_tournament_paused(self, e: EventRecord) -> None:
         self.paused_at = float(e["ts"])
         self._say(e, "pause", "the clock is paused")
 
-    def _on_tournament_resumed(self, e: Event) -> None:
+    def _on_tournament_resumed(self, e: EventRecord) -> None:
         self.paused_at = None
         self.level_started_at += float(e["paused_seconds"])
         if self.break_until is not None:
             self.break_until += float(e["paused_seconds"])
         self._say(e, "pause", "the clock runs again")
 
-    def _on_hand_for_hand(self, e: Event) -> None:
+    def _on_hand_for_hand(self, e: EventRecord) -> None:
         self.hand_for_hand = bool(e["active"])
         if e["active"]:
             self._say(e, "level", f"hand-for-hand play with {e['players']} players left")
         else:
             self._say(e, "level", "hand-for-hand play ends: in the money")
 
-    def _on_prize_awarded(self, e: Event) -> None:
+    def _on_prize_awarded(self, e: EventRecord) -> None:
         self.prizes[e["place"]] = e["amount"]
         self.places.setdefault(e["player"], e["place"])
         self._changes.places[e["player"]] = e["place"]
 
-    def _on_tournament_finished(self, e: Event) -> None:
+    def _on_tournament_finished(self, e: EventRecord) -> None:
         self.winner = e["winner"]
         self._say(e, "finish", f"{e['winner']} wins the tournament")
 
-    def _on_tournament_cancelled(self, e: Event) -> None:
+    def _on_tournament_cancelled(self, e: EventRecord) -> None:
         self.cancelled = str(e["reason"])
         self.paused_at = None
         self._say(e, "cancel", f"the tournament is cancelled: {e['reason']}")

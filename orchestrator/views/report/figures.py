@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestrator.core.events import EventRecord
 from orchestrator.errors import UnreadableRun
 from orchestrator.views.audit import PhhSection
 
@@ -23,8 +24,6 @@ __all__ = [
     "run_figures",
     "short_handed_below",
 ]
-
-Event = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +105,7 @@ def short_handed_below(max_per_table: int) -> int:
 
 
 def run_figures(
-    events: Sequence[Event],
+    events: Sequence[EventRecord],
     hands: Iterable[PhhSection],
     results: dict[str, Any],
     *,
@@ -129,7 +128,7 @@ def run_figures(
     return figures
 
 
-def _fold(events: Sequence[Event], max_points: int) -> RunFigures:
+def _fold(events: Sequence[EventRecord], max_points: int) -> RunFigures:
     started = next((e for e in events if e["type"] == "tournament_started"), None)
     if started is None:
         raise UnreadableRun("events.jsonl: no tournament_started event")

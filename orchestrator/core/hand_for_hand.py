@@ -1,0 +1,91 @@
+"""Hand-for-hand play near the money (`hand_for_hand` players left; the ELIM-1 decision). Pure.
+
+From `hand_for_hand` players left until the money is reached (or one table is left, which
+plays hand for hand anyway), every table plays one hand and waits until every other table has
+played its hand of the round. Everyone busted in a round is placed when the round is
+complete, as if at one table: by chips at the hand's start, then by nearness to their own
+table's button. It happens once per tournament.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from orchestrator.core.config import TournamentConfig
+from orchestrator.core.events import Event
+from orchestrator.core.events import HandForHand as HandForHandEvent
+from orchestrator.core.places import Busted
+from orchestrator.core.play import Play
+from orchestrator.core.structures import Seating, Structure
+
+__all__ = ["HandForHand"]
+
+
+class HandForHand(Structure):
+    def __init__(self, config: TournamentConfig, seating: Seating) -> None:
+        self._threshold = config.hand_for_hand
+        self._seats_per_table = config.max_per_table
+        self._seating = seating
+        self._active = False
+        self._done = False
+        self._waiting: set[int] = set()  # tables done with this round
+        self._busted: list[tuple[Busted, int, int, int]] = []  # (who, button, table, hand)
+
+    def holds_places(
+        self, play: Play, out: Sequence[Busted], *, button: int, table: int, hand: int
+    ) -> bool:
+        if not self._active:
+            return False
+        self._busted += [(who, button, table, hand) for who in out]
+        return True
+
+    def settle(self, play: Play) -> list[Event]:
+        """ELIM-1 decision: everyone busted in the round is placed as if at one table (chips
+        at the hand's start, then nearness to their own button)."""
+        if not self._busted:
+            return []
+        size = max(self._seats_per_table, 10)
+        ordered = sorted(self._busted, key=lambda r: (-r[0].start, (r[0].seat - r[1]) % size))
+        best = play.active_players + 1
+        events: list[Event] = []
+        for k, (who, _, table, hand) in enumerate(ordered):
+            events += play.place_at(who, best + k, table=table, hand=hand)
+        self._busted = []
+        return events
+
+    def finish(self, play: Play) -> list[Event]:
+        if not self._active:
+            return []
+        self._active, self._done = False, True
+        return [HandForHandEvent(active=False, players=play.active_players)]
+
+    def table_done(self, play: Play, table: int, *, closed: bool) -> list[Event]:
+        """Start hand-for-hand when the field reaches the threshold; the table then waits for
+        the round; the round's last table places its busted and plays on, or ends it."""
+        events: list[Event] = []
+        paid = play.paid_places
+        playing = {t for t, seats in self._seating.tables.items() if len(seats) >= 2}
+        if (
+            not self._active
+            and not self._done
+            and paid < play.active_players <= self._threshold
+            and len(playing) > 1  # one table plays hand for hand anyway
+        ):
+            self._active = True
+            events.append(HandForHandEvent(active=True, players=play.active_players))
+        if not self._active:
+            return events
+        if not closed:
+            self._waiting.add(table)
+        if not playing <= self._waiting | {table}:
+            return events
+        # The round is complete: place its busted, then play on (or leave hand-for-hand).
+        events += self.settle(play)
+        self._waiting.clear()
+        if play.active_players <= paid or len(playing) <= 1:
+            self._active, self._done = False, True
+            events.append(HandForHandEvent(active=False, players=play.active_players))
+        return events
+
+    def holds_table(self, table: int) -> bool:
+        return table in self._waiting

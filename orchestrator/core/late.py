@@ -1,0 +1,130 @@
+"""Late registration and re-entry (REG-1 while running, the LATE decisions). Pure.
+
+Registration stays open through level `late_registration_levels`. Meanwhile:
+
+- a late registrant (`Tournament.register_late`, a logged command: the caller decides who
+  comes and when) pays his entry through the registration and takes a random seat at once,
+  never one between the next hand's button and its first blind (he would get the button before
+  posting); he is dealt in at his table's next hand. No seat open there: a new table opens,
+  and balancing fills it at the other tables' boundaries.
+- a player who busts with re-entries left (`reentries`) and the money for one enters again at
+  once, as a new entry at the full price, on the same terms as a late registrant. Re-entering
+  is automatic, a tournament option like auto-rebuy.
+- a player who busts for good is placed when registration closes (the field is known only
+  then), below everyone still in, the first out last.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from orchestrator.core.config import TournamentConfig
+from orchestrator.core.events import Event, PlayerReentered, PlayerSeated
+from orchestrator.core.freezeout import FreezeOut
+from orchestrator.core.places import Busted, place_eliminated
+from orchestrator.core.play import Play
+from orchestrator.core.structures import Busts, Structure
+from orchestrator.errors import AlreadyRegisteredError
+
+__all__ = ["LateEntry"]
+
+
+class LateEntry(Structure):
+    def __init__(self, config: TournamentConfig, seating: FreezeOut) -> None:
+        self._levels = config.late_registration_levels
+        self._reentries = config.reentries
+        self._starting_stack = config.starting_stack
+        self._seats_per_table = config.max_per_table
+        self._seating = seating
+        self._reentered: dict[str, int] = {}
+        self._busted: list[tuple[Busted, int, int]] = []  # (who, table, hand), worst first
+
+    def _registering(self, play: Play) -> bool:
+        return play.clock.level <= self._levels
+
+    # --- late registration ----------------------------------------------------------------
+
+    def register(self, play: Play, player: str, *, now: float, rng: random.Random) -> list[Event]:
+        """REG-1: a first entry while late registration is open, seated at once. Refused
+        (typed `RegistrationError` or `LedgerError`, nothing changed) when registration is
+        closed, the player has entered before (re-entries follow a bust), cannot pay, or is
+        not admitted."""
+        if play.registration.registrant(player) is not None:
+            raise AlreadyRegisteredError(
+                f"{player} has entered this tournament already: a re-entry follows a bust"
+            )
+        events = list(play.registration.register(player, now=now))
+        play.field_size += 1
+        return events + self._seat(play, player, reentry=False, rng=rng)
+
+    # --- the structure's hooks ------------------------------------------------------------
+
+    def really_out(self, play: Play, table: int, busts: Busts, *, button: int) -> Busts:
+        back = tuple(who for who in busts.out if self._may_reenter(play, who.player))
+        if not back:
+            return busts
+        out = tuple(who for who in busts.out if who not in back)
+        return Busts(out=out, back=busts.back + back)
+
+    def holds_places(
+        self, play: Play, out: Sequence[Busted], *, button: int, table: int, hand: int
+    ) -> bool:
+        """While registration is open the field is not known: places wait for it to close."""
+        if not self._registering(play):
+            return False
+        order = place_eliminated(
+            out, button=button, seats_per_table=self._seats_per_table, remaining_before=0
+        )
+        self._busted += [(who, table, hand) for who, _ in reversed(order)]
+        return True
+
+    def settle(self, play: Play) -> list[Event]:
+        """Players out while registration was open take the last places, the first out last."""
+        events: list[Event] = []
+        worst = play.active_players + len(self._busted)
+        for k, (who, table, hand) in enumerate(self._busted):
+            events += play.place_at(who, worst - k, table=table, hand=hand)
+        self._busted = []
+        return events
+
+    def seat_entrants(self, play: Play, back: Sequence[Busted], rng: random.Random) -> list[Event]:
+        events: list[Event] = []
+        for who in back:
+            events += play.registration.eliminated(who.player, now=play.clock.level_started_at)
+            events += play.registration.register(who.player, now=play.clock.level_started_at)
+            events += self._seat(play, who.player, reentry=True, rng=rng)
+        return events
+
+    def level_starting(self, play: Play, level: int) -> list[Event]:
+        if level == self._levels + 1:  # registration closed: the field is known
+            return self.settle(play)
+        return []
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _may_reenter(self, play: Play, player: str) -> bool:
+        """Within the window, with re-entries left and the money and a place for one more
+        entry (what `Registration.register` will check once the player is out)."""
+        rules = play.registration.rules
+        return (
+            self._registering(play)
+            and self._reentered.get(player, 0) < self._reentries
+            and play.registration.ledger.balance_of(player) >= rules.buy_in + rules.fee
+            and (rules.max_entries is None or play.registration.entries < rules.max_entries)
+        )
+
+    def _seat(self, play: Play, player: str, *, reentry: bool, rng: random.Random) -> list[Event]:
+        table, seat, opened = self._seating.seat_entrant(
+            player, forbidden=play.blind_gaps(self._seating.tables), rng=rng
+        )
+        stack = self._starting_stack
+        play.stacks[player] = stack
+        play.entries += 1
+        events: list[Event] = [play.open_table(table, first_seat=seat)] if opened else []
+        if reentry:
+            self._reentered[player] = self._reentered.get(player, 0) + 1
+            events.append(PlayerReentered(player=player, table=table, seat=seat, stack=stack))
+        else:
+            events.append(PlayerSeated(player=player, table=table, seat=seat, stack=stack))
+        return events

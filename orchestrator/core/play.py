@@ -1,0 +1,255 @@
+"""The tournament in play, as its step and every structure share it. Pure.
+
+`Play` holds what is not any one structure's: the chips in play, the places taken, the
+entries (the prize pool), each open table's hands, the clock, the registration with its
+ledger, the judges' discipline and the side events' queue; and the two ways the field changes
+shape: a player placed (`place`, `place_at`: his registration ends, he may join a side event)
+and a table opened (`open_tables`, `open_table`). The structures (`core.structures`) keep their
+own state and change this through these.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from orchestrator.core.blinds import blind_gap
+from orchestrator.core.clock import LevelClock
+from orchestrator.core.config import TournamentConfig
+from orchestrator.core.directives import StartSideEvent
+from orchestrator.core.discipline import Discipline
+from orchestrator.core.events import (
+    ButtonAssigned,
+    ChipsRemoved,
+    Event,
+    PlayerEliminated,
+    PlayerSeated,
+    PrizeAwarded,
+    SideEventStarted,
+    TableOpened,
+)
+from orchestrator.core.ledger import Ledger
+from orchestrator.core.payouts import prize_table
+from orchestrator.core.places import Busted, place_eliminated
+from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
+from orchestrator.core.registration import Registration, RegistrationRules
+from orchestrator.core.tables import TableState
+from table_worker.protocol import DECK_SIZE, HandPlayer, draw_for_button
+
+__all__ = ["Play", "open_registration"]
+
+
+@dataclass(slots=True, kw_only=True)
+class Play:
+    config: TournamentConfig
+    registration: Registration  # REG-1, REG-2 and the ledger of every cent
+    stacks: dict[str, int]  # players in the tournament and their chips
+    entries: int  # buy-ins, re-entries included (the prize pool)
+    field_size: int  # different players (the places)
+    clock: LevelClock = field(default_factory=LevelClock)
+    discipline: Discipline = field(default_factory=Discipline)
+    places: dict[str, int] = field(default_factory=dict)
+    tables: dict[int, TableState] = field(default_factory=dict)
+    side_queue: list[str] = field(default_factory=list)  # RB-6: eliminated, waiting to play
+    side_events: int = 0
+    # What the step in progress decided beyond its events; drained into its Step.
+    opened: list[int] = field(default_factory=list)
+    side_started: list[StartSideEvent] = field(default_factory=list)
+
+    # --- the field and its money ----------------------------------------------------------
+
+    @property
+    def active_players(self) -> int:
+        return len(self.stacks)
+
+    @property
+    def prize_pool(self) -> int:
+        return self.entries * self.config.buy_in
+
+    def prizes(self) -> list[int]:
+        """Prize by place (index 0 is first), from the configured or the default table."""
+        return prize_table(
+            self.prize_pool,
+            percent=self.config.payout_percent,
+            entries=self.entries,
+            field_size=self.field_size,
+            paid_percent=self.config.paid_percent,
+        )
+
+    @property
+    def paid_places(self) -> int:
+        return sum(1 for prize in self.prizes() if prize > 0)
+
+    def pay_prizes_won(self, *, now: float) -> list[Event]:
+        """The prizes of the places taken so far (CRASH-2: before the roll-forward)."""
+        prizes = self.prizes()
+        events: list[Event] = []
+        for player, place in sorted(self.places.items(), key=lambda item: item[1]):
+            if amount := _prize(prizes, place):
+                events.append(PrizeAwarded(player=player, place=place, amount=amount))
+                events += self.registration.pay_prize(player, place=place, amount=amount, now=now)
+        return events
+
+    def finish(self, *, now: float) -> list[Event]:
+        """The one player left wins: every prize is paid, the registration ends and the
+        rankings move (SKILL-3); the ledger must balance."""
+        registration = self.registration
+        (winner,) = self.stacks
+        self.places[winner] = 1
+        by_place = {place: player for player, place in self.places.items()}
+        events: list[Event] = []
+        for place, amount in enumerate(self.prizes(), start=1):
+            events.append(PrizeAwarded(player=by_place[place], place=place, amount=amount))
+            events += registration.pay_prize(by_place[place], place=place, amount=amount, now=now)
+        events += registration.finish(now=now)
+        events += registration.rankings.record_results(self.places)
+        registration.ledger.check()
+        return events
+
+    def results(self, *, tournament: str, hands: int) -> dict[str, object]:
+        """results.json's places and money (DESIGN.md); the caller sets `seconds`."""
+        prizes = self.prizes()
+        ordered = sorted(self.places.items(), key=lambda item: item[1])
+        ledger = self.registration.ledger
+        return {
+            "tournament": tournament,
+            "players": self.entries,
+            "prize_pool": self.prize_pool,
+            "hands": hands,
+            "seconds": 0.0,
+            "places": [
+                {"place": place, "player": player, "prize": _prize(prizes, place)}
+                for player, place in ordered
+            ],
+            "ledger": {
+                "entries": self.entries,
+                "prize_pool_left": ledger.pool,
+                "commission": ledger.operator,
+                "postings": len(ledger.postings),
+            },
+        }
+
+    # --- placing --------------------------------------------------------------------------
+
+    def place(self, busted: Sequence[Busted], *, button: int, table: int, hand: int) -> list[Event]:
+        """ELIM-1: players busted in one hand at one table take the places just below the
+        players still in, by their chips at the hand's start (`busted` are out of `stacks`)."""
+        placed = place_eliminated(
+            busted,
+            button=button,
+            seats_per_table=self.config.max_per_table,
+            remaining_before=self.active_players + len(busted),
+        )
+        events: list[Event] = []
+        for who, place in placed:
+            events += self.place_at(who, place, table=table, hand=hand)
+        return events
+
+    def place_at(self, who: Busted, place: int, *, table: int, hand: int) -> list[Event]:
+        """`who` (out of `stacks`) takes `place`: his entry ends, and he joins the side
+        events' queue (RB-6; the bots all join) unless disqualified."""
+        self.places[who.player] = place
+        events: list[Event] = [
+            *self.registration.eliminated(who.player, now=self.clock.level_started_at)
+        ]
+        side = self.config.side_events
+        if side is not None and not self.discipline.pending_removal(who.player):
+            self.side_queue.append(who.player)
+            if len(self.side_queue) == side.players:
+                self.side_events += 1
+                players = tuple(self.side_queue)
+                events.append(SideEventStarted(event=self.side_events, players=players))
+                self.side_started.append(StartSideEvent(self.side_events, players))
+                self.side_queue = []
+        events.append(
+            PlayerEliminated(
+                player=who.player, place=place, table=table, hand=hand, start=who.start
+            )
+        )
+        return events
+
+    def disqualified(self, who: HandPlayer, *, button: int, table: int, hand: int) -> list[Event]:
+        """SAN-1 carried out at the player's boundary: his chips leave play and he takes the
+        worst place left."""
+        chips = self.stacks.pop(who.player)
+        events: list[Event] = [ChipsRemoved(player=who.player, chips=chips)]
+        events += self.place(
+            [Busted(who.player, who.seat, chips)], button=button, table=table, hand=hand
+        )
+        self.discipline.removed(who.player)
+        return events
+
+    # --- tables ---------------------------------------------------------------------------
+
+    def open_tables(
+        self, seating: Mapping[int, Mapping[int, str]], rng: random.Random
+    ) -> list[Event]:
+        """Open every table of `seating`: seats, stacks, the HE-1 button draw."""
+        events: list[Event] = []
+        deck = list(range(DECK_SIZE))
+        for table, seats in sorted(seating.items()):
+            events.append(TableOpened(table=table))
+            self.opened.append(table)
+            for seat, player in sorted(seats.items()):
+                stack = self.stacks[player]
+                events.append(PlayerSeated(player=player, table=table, seat=seat, stack=stack))
+            rng.shuffle(deck)
+            button = draw_for_button(sorted(seats), deck)  # HE-1
+            events.append(ButtonAssigned(table=table, seat=button))
+            self.tables[table] = TableState(drawn_button=button)
+        return events
+
+    def open_table(self, table: int, *, first_seat: int) -> TableOpened:
+        """A table opened for an entrant (no draw: the button starts at his seat)."""
+        self.opened.append(table)
+        self.tables[table] = TableState(drawn_button=first_seat)
+        return TableOpened(table=table)
+
+    def blind_gaps(self, seating: Mapping[int, Mapping[int, str]]) -> dict[int, set[int]]:
+        """Per table, the empty seats between the next hand's button and its first blind: a
+        new player there would get the button before posting a blind."""
+        gaps: dict[int, set[int]] = {}
+        for table, seats in seating.items():
+            state = self.tables.get(table)
+            if state is None or state.blinds is None or len(seats) < 2:
+                continue
+            gaps[table] = blind_gap(state.blinds, sorted(seats), self.config.max_per_table)
+        return gaps
+
+
+def open_registration(
+    config: TournamentConfig,
+    players: Sequence[str],
+    deposits: Mapping[str, int],
+    tournament_id: str,
+    now: float,
+) -> tuple[Registration, list[Event]]:
+    """Registration before the start (REG-1): an account with its deposit and a ranking for
+    every player the caller funds (SKILL-3: new players start as Beginners), then every one of
+    `players` pays his entry."""
+    rules = RegistrationRules(
+        tournament=tournament_id,
+        buy_in=config.buy_in,
+        fee=config.fee,
+        late_registration_levels=config.late_registration_levels,
+        reentries=config.reentries,
+        max_entries=config.max_entries,
+        cancellation_bp=config.cancellation_bp,
+        skill_range=None
+        if config.skill_levels is None
+        else SkillRange.of_levels(*(SkillLevel[level.upper()] for level in config.skill_levels)),
+    )
+    registration = Registration(rules, Ledger(), Rankings())
+    for player, money in deposits.items():
+        registration.ledger.open_account(player, money, now=now)
+        registration.rankings.add_player(player)
+    events: list[Event] = list(registration.open(now=now))
+    for player in players:
+        events += registration.register(player, now=now)
+    events += registration.start(now=now)
+    return registration, events
+
+
+def _prize(prizes: Sequence[int], place: int) -> int:
+    return prizes[place - 1] if place <= len(prizes) else 0

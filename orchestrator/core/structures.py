@@ -1,0 +1,116 @@
+"""The tournament's structures behind one protocol. Pure.
+
+A tournament is a seating (`FreezeOut`, FO-1..FO-6 with CLOSE-1/BAL-1, or `ShootOut`,
+SO-1..SO-5) and the structures its config adds on: `Rebuys` (RB-2..RB-4), `HandForHand` (the
+ELIM-1 extension near the money) and `LateEntry` (late registration and re-entry, REG-1). Each
+owns its state. The tournament's step (`Tournament.apply_hand`) calls every one, in that order,
+at fixed points, and each answers for its own rules; the defaults here do nothing:
+
+- STEP 2 `chips_added`: a player's hand is recorded; the chips he takes at his boundary.
+- STEP 3 `really_out`: which of the players the hand busted are really out (the others keep
+  their seats as qualifiers, or leave them to enter again); `holds_places`: the first
+  structure that holds places now takes the really out, to place them later; else they are
+  placed at once (ELIM-1).
+- STEP 4 `settle`, then `finish`: one player is left: everyone still waiting for a place gets
+  it, then the structures end. `settle` also runs when the tournament is cancelled (CRASH-2).
+- STEP 5 `boundary`: the table's boundary: balancing, closing, or the end of a phase.
+- STEP 6 `seat_entrants`: the players entering again take their seats.
+- STEP 7 `level_starting`: the clock reached a new level.
+- STEP 8 `table_done`; STEP 9 `holds_table`: does the table wait (for a round)?
+
+A seating is the structure that also owns the tables (`Seating`); a structure that needs them
+holds the seating from the start.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from orchestrator.core.events import Event, FinalTable
+from orchestrator.core.places import Busted
+from orchestrator.core.play import Play
+
+__all__ = ["Boundary", "Busts", "Seating", "Structure", "final_table"]
+
+
+@dataclass(frozen=True, slots=True)
+class Busts:
+    """The players a hand left without chips who leave their seats: really out, or to enter
+    again. (A shoot-out's qualifiers who busted keep their seats: they are in neither.)"""
+
+    out: tuple[Busted, ...]  # really out: placed now or later
+    back: tuple[Busted, ...] = ()  # leave their seats to enter again (re-entry)
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    """What a table's hand boundary decided: the events, and whether the table closes."""
+
+    events: tuple[Event, ...] = ()
+    closed: bool = False
+
+
+class Structure(Protocol):
+    def chips_added(self, play: Play, player: str) -> list[Event]:
+        return []
+
+    def really_out(self, play: Play, table: int, busts: Busts, *, button: int) -> Busts:
+        return busts
+
+    def holds_places(
+        self, play: Play, out: Sequence[Busted], *, button: int, table: int, hand: int
+    ) -> bool:
+        return False
+
+    def settle(self, play: Play) -> list[Event]:
+        return []
+
+    def finish(self, play: Play) -> list[Event]:
+        return []
+
+    def boundary(
+        self,
+        play: Play,
+        table: int,
+        *,
+        gone: Sequence[str],
+        big_blind: int,
+        rng: random.Random,
+    ) -> Boundary:
+        return Boundary()
+
+    def seat_entrants(self, play: Play, back: Sequence[Busted], rng: random.Random) -> list[Event]:
+        return []
+
+    def level_starting(self, play: Play, level: int) -> list[Event]:
+        return []
+
+    def table_done(self, play: Play, table: int, *, closed: bool) -> list[Event]:
+        return []
+
+    def holds_table(self, table: int) -> bool:
+        return False
+
+
+class Seating(Structure, Protocol):
+    """The structure that seats the players: its tables, and who sits where."""
+
+    @property
+    def tables(self) -> Mapping[int, Mapping[int, str]]: ...
+
+    def opening(self, play: Play, rng: random.Random) -> list[Event]:
+        """The start: open the first tables."""
+        ...
+
+    def pending_requests(self, table: int) -> tuple[int, ...]:
+        """What an idle table still waits for (FO-4 requests): its idle poll is logged only
+        when this or its big blind changes."""
+        ...
+
+
+def final_table(tables: Mapping[int, Mapping[int, str]], table: int) -> FinalTable:
+    seated = tables[table]
+    return FinalTable(table=table, players=tuple(seated[s] for s in sorted(seated)))
