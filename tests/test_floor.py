@@ -611,3 +611,14 @@ def test_a_10000_player_floor_stays_balanced_down_to_half_the_field(
     sizes = [len(seats) for seats in floor.tables.values()]
     assert len(floor.tables) == -(-floor.active // 10)  # FO-3: the fewest tables
     assert max(sizes) - min(sizes) <= 2
+
+
+def test_the_final_table_is_announced_once_even_if_a_late_entrant_opens_a_table() -> None:
+    floor = TableFloor(seating({1: [1, 2, 3]}), max_per_table=3, policy="equilibrium")
+    assert floor.final_table == 1  # one table from the start
+    table, _, opened = floor.seat_entrant("late", forbidden={}, rng=random.Random(0))
+    assert opened and table == 2 and floor.final_table == 1
+    rng = random.Random(0)
+    decisions = [floor.after_hand(t, eliminated=[], big_blind_seat=1, rng=rng) for t in (1, 2)]
+    decision = floor.after_hand(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng)
+    assert all(d.final_table is None for d in (*decisions, decision))

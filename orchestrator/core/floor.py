@@ -259,7 +259,8 @@ class TableFloor:
             table = self._highest_table
             seating.open_table(table)
             candidates = [(table, s) for s in range(1, seating.max_per_table + 1)]
-            self._final = None
+            # The final table, once announced, stays announced (DESIGN: one final_table event):
+            # a late entrant who needs a table of his own does not make it form twice.
         table, seat = rng.choice(candidates)
         self._eliminated.discard(player)  # a re-entry is back in
         seating.place(table, seat, player, sitting_out=False)
