@@ -1,5 +1,5 @@
 """The freeze-out's seating: one phase on the table floor (FO-1..FO-6, SEAT-1, CLOSE-1,
-BAL-1, by the tournament's balancing policy). Pure.
+BAL-1, TDA-1..TDA-3, by the tournament's balancing policy). Pure.
 
 The floor (`core.floor`) decides who moves and which table closes at each boundary; this turns
 its decisions into events, and seats entrants (late registrants, re-entries) where the floor
@@ -16,6 +16,7 @@ from orchestrator.core.events import Event, PlayerMoved, TableClosed
 from orchestrator.core.floor import TableFloor
 from orchestrator.core.play import Play
 from orchestrator.core.structures import Boundary, Seating, final_table
+from table_worker.protocol import Blinds
 
 __all__ = ["FreezeOut"]
 
@@ -41,6 +42,9 @@ class FreezeOut(Seating):
 
     def pending_requests(self, table: int) -> tuple[int, ...]:
         return self._floor.pending_requests(table)
+
+    def waiting_for_big_blind(self, table: int, previous: Blinds | None) -> tuple[int, ...]:
+        return self._floor.waiting_for_big_blind(table, previous)  # TDA-3, policy tda only
 
     def opening(self, play: Play, rng: random.Random) -> list[Event]:
         events = play.open_tables(self.tables, rng)

@@ -4,10 +4,10 @@ button first, places better."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Busted", "place_eliminated"]
+__all__ = ["Busted", "button_distances", "place_eliminated"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,3 +31,21 @@ def place_eliminated(
     ranked = sorted(busted, key=lambda b: (-b.start, (b.seat - button) % seats_per_table))
     best = remaining_before - len(ranked) + 1
     return [(b, best + k) for k, b in enumerate(ranked)]
+
+
+def button_distances(
+    tables: Mapping[int, Mapping[int, str]], buttons: Mapping[int, int], seats_per_table: int
+) -> dict[str, int]:
+    """Each seated player's seats clockwise from his table's button (the button 0): "nearer the
+    button clockwise" of ELIM-1 and of CRASH-2's leftover cents. Tables without a button yet
+    are left out (their players tie).
+
+    >>> button_distances({1: {2: "a", 5: "b", 9: "c"}, 2: {1: "d"}}, {1: 5}, 9)
+    {'a': 6, 'b': 0, 'c': 4}
+    """
+    return {
+        player: (seat - buttons[table]) % seats_per_table
+        for table, seats in tables.items()
+        if table in buttons
+        for seat, player in seats.items()
+    }

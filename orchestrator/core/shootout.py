@@ -11,6 +11,7 @@ from orchestrator.core.floor import TableFloor
 from orchestrator.core.places import place_eliminated
 from orchestrator.core.play import Play
 from orchestrator.core.structures import Boundary, Busts, Seating, final_table
+from table_worker.protocol import Blinds
 
 __all__ = ["PhaseSeating", "ShootOut", "phase_rules"]
 
@@ -89,6 +90,9 @@ class ShootOut(Seating):
 
     def pending_requests(self, table: int) -> tuple[int, ...]:
         return ()  # nobody moves between a phase's tables
+
+    def waiting_for_big_blind(self, table: int, previous: Blinds | None) -> tuple[int, ...]:
+        return ()  # SO-1: tables are autonomous; nobody arrives from a broken table
 
     def opening(self, play: Play, rng: random.Random) -> list[Event]:
         return self._open_phase(play, self._seating, rng)

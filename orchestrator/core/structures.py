@@ -32,6 +32,7 @@ from typing import Protocol
 from orchestrator.core.events import Event, FinalTable
 from orchestrator.core.places import Busted
 from orchestrator.core.play import Play
+from table_worker.protocol import Blinds
 
 __all__ = ["Boundary", "Busts", "Seating", "Structure", "final_table"]
 
@@ -108,6 +109,13 @@ class Seating(Structure, Protocol):
     def pending_requests(self, table: int) -> tuple[int, ...]:
         """What an idle table still waits for (FO-4 requests): its idle poll is logged only
         when this or its big blind changes."""
+        ...
+
+    def waiting_for_big_blind(self, table: int, previous: Blinds | None) -> tuple[int, ...]:
+        """TDA-3: the seats of `table` not dealt into the hand it deals next (players from a
+        broken table between that hand's button and small blind wait for the big blind);
+        `previous` is the blinds of its last hand. Asked once per hand dealt, after the
+        table's boundary; the hand is dealt, its blinds drawn, over the other seats."""
         ...
 
 
