@@ -193,6 +193,7 @@ COMMAND_STEPS = {
             {
                 "max_per_table": 5,
                 "structure": "rebuy",
+                "rebuy": {},
                 "commands": {
                     1: "rebuy",
                     3: "disqualification",

@@ -27,8 +27,10 @@ from table_worker.engine import Hand, HandSetup
 from table_worker.protocol import Blinds, HandPlayer, HandReport, NextHand, TableDirective
 
 
-def config(**tournament: Any) -> TournamentConfig:
+def config(*, rebuy: dict[str, Any] | None = None, **tournament: Any) -> TournamentConfig:
+    """A small tournament; `rebuy` is its [rebuy] section (a rebuy structure needs one)."""
     tournament.setdefault("starting_stack", 1000)
+    sections: dict[str, Any] = {} if rebuy is None else {"rebuy": rebuy}
     return parse_config(
         {
             "tournament": tournament,
@@ -37,6 +39,7 @@ def config(**tournament: Any) -> TournamentConfig:
                 "length": 3,
                 "blinds": [[10, 20], [20, 40], [40, 80, 10], [100, 200, 25]],
             },
+            **sections,
         }
     )
 
@@ -734,3 +737,44 @@ def test_cancel_refuses_a_blank_reason_and_a_finished_tournament_changing_nothin
             command(now=1.0)
     with pytest.raises(TournamentStateError, match="finished"):
         finished.cancel("late", now=1.0)
+
+
+def test_tda3_the_core_deals_no_broken_tables_player_between_the_button_and_the_blinds() -> None:
+    """TDA-3 through the core: a player seated at a table when its next hand is dealt but left
+    out of it is a broken table's player between that hand's button and its first blind (he
+    waits for the big blind); over several tournaments some do wait."""
+    waited = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        cfg = config(players=45, max_per_table=9, policy="tda")
+        tournament, step = open_tournament(cfg, 45, rng)
+        ready = opened_tables(step)
+        seated = {t: set(tournament.seating.tables[t]) for t in ready}  # when it was dealt
+        now = 0.0
+        while ready and not tournament.finished:
+            table = rng.choice(sorted(ready))
+            directive = ready.pop(table)
+            if directive.close:
+                continue
+            if directive.next_hand is None:
+                step = tournament.poll(table, rng=rng)
+            else:
+                spec = directive.next_hand
+                left_out = seated[table] - {seat for seat, _, _ in spec.seats}
+                button, size = spec.blinds.button, cfg.max_per_table
+                first = spec.blinds.small_blind or spec.blinds.big_blind
+                assert all(0 < (s - button) % size < (first - button) % size for s in left_out), (
+                    seed,
+                    spec,
+                    left_out,
+                )
+                waited += len(left_out)
+                now += 1.0
+                step = tournament.apply_hand(play(spec, rng), now=now, rng=rng)
+            assert step.reply is not None
+            ready[table] = step.reply
+            ready.update(opened_tables(step))
+            for t in {table, *opened_tables(step)}:
+                if t in tournament.seating.tables:
+                    seated[t] = set(tournament.seating.tables[t])
+    assert waited > 0

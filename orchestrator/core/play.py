@@ -23,6 +23,7 @@ from orchestrator.core.events import (
     ButtonAssigned,
     ChipsRemoved,
     Event,
+    HandVoided,
     PlayerEliminated,
     PlayerSeated,
     PrizeAwarded,
@@ -31,7 +32,7 @@ from orchestrator.core.events import (
 )
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.payouts import prize_table
-from orchestrator.core.places import Busted, place_eliminated
+from orchestrator.core.places import Busted, button_distances, place_eliminated
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules
 from orchestrator.core.tables import TableState
@@ -80,6 +81,35 @@ class Play:
     @property
     def paid_places(self) -> int:
         return sum(1 for prize in self.prizes() if prize > 0)
+
+    def void_hands_in_progress(self) -> list[Event]:
+        """CRASH-2: every hand in progress is voided (TDA: an interrupted hand returns all
+        bets), so stacks stay as last reported; every table's next directive is decided anew."""
+        events: list[Event] = []
+        for table, state in sorted(self.tables.items()):
+            state.last_directive = None
+            if state.issued is not None and state.in_hand:
+                events.append(HandVoided(table=table, hand=state.issued.hand))
+                state.last_hand = state.issued.hand
+        return events
+
+    def roll_forward(
+        self,
+        reason: str,
+        events: list[Event],
+        seating: Mapping[int, Mapping[int, str]],
+        *,
+        now: float,
+    ) -> list[Event]:
+        """CRASH-2: everyone still in rolled forward through the ledger, leftover cents by
+        largest remainder (ties: more chips, then nearer the button clockwise); the step's
+        `events` come after the cancellation's announcement, which names the step."""
+        buttons = {t: state.blinds.button for t, state in self.tables.items() if state.blinds}
+        distance = button_distances(seating, buttons, self.config.max_per_table)
+        announced, *settled = self.registration.cancel(
+            reason, now=now, chips=dict(self.stacks), button_distance=distance
+        )
+        return [announced, *events, *settled]
 
     def pay_prizes_won(self, *, now: float) -> list[Event]:
         """The prizes of the places taken so far (CRASH-2: before the roll-forward)."""

@@ -153,17 +153,11 @@ class Tournament:
         if not reason.strip():
             raise TournamentStateError("a cancellation needs a reason")
         play = self.play
-        events: list[Event] = []
-        for table, state in sorted(play.tables.items()):
-            state.last_directive = None
-            if state.issued is not None and state.in_hand:
-                events.append(HandVoided(table=table, hand=state.issued.hand))
-                state.last_hand = state.issued.hand
+        events = play.void_hands_in_progress()
         for structure in self.structures:
             events += structure.settle(play)
         events += play.pay_prizes_won(now=now)  # the rest of the pool rolls forward
-        announced, *settled = play.registration.cancel(reason, now=now, chips=dict(play.stacks))
-        events = [announced, *events, *settled]  # the step is named by its first event
+        events = play.roll_forward(reason, events, self.seating.tables, now=now)
         self.cancelled = reason
         play.clock.paused_at = None
         return self._step(events)
@@ -481,9 +475,11 @@ class Tournament:
             return self._close(table)
         if len(seats) < 2 or play.clock.paused:
             return TableDirective(table, None)
-        next_hand = play.tables[table].deal(
+        state = play.tables[table]
+        waiting = self.seating.waiting_for_big_blind(table, state.blinds)  # TDA-3
+        next_hand = state.deal(
             table,
-            seats,
+            {seat: player for seat, player in seats.items() if seat not in waiting},
             stacks=play.stacks,
             level=play.clock.level,
             blinds=self.level,
