@@ -68,9 +68,7 @@ class Watch:
                 except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
                     continue
                 self.titles.add(title.split()[0])
-                self.opened += [
-                    (title, f.path, f.mode) for f in files if f.path.startswith(folder)
-                ]
+                self.opened += [(title, f.path, f.mode) for f in files if f.path.startswith(folder)]
             self.rounds += 1
 
 
