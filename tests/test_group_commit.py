@@ -208,3 +208,16 @@ def test_a_lost_tail_is_appended_again_with_its_hands(tmp_path: Path) -> None:
     log.append(events, ts=2.0, hands=hands)
     assert [r["seq"] for r in store.inner.read(STREAM)] == list(range(1, 7))
     assert [(h.table, h.hand) for h in store.inner.read_hands(STREAM)] == [(1, 1), (2, 1), (3, 1)]
+
+
+def test_mtt_bench_store_prints_both_paths_and_their_ratio(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from orchestrator.cli.main import main
+
+    code = main(["bench", "store", "--tables", "5", "--seconds", "0.3", "--json"])
+    figures = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert figures["backend"] == "sqlite" and figures["tables"] == 5
+    assert figures["group_reports_per_s"] > 0 and figures["single_reports_per_s"] > 0
+    assert figures["ratio"] > 0 and figures["group_reports_per_commit"] >= 1
