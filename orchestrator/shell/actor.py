@@ -322,15 +322,20 @@ class Orchestrator:
 
     def _stage(self, events: list[Event], now: float, hands: tuple[StoredHand, ...] = ()) -> None:
         """Queue a step's events and hands for the next group commit (no await: steps are
-        staged in the order they are decided); every `snapshot_every` events, the core as this
-        step leaves it, to be saved once the log holds the step."""
+        staged in the order they are decided); every `snapshot_every` events, a snapshot."""
         if self._lease_lost:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
         self._log.stage(events, ts=now, hands=hands)
         self._since_snapshot += len(events)
         if self._since_snapshot >= self._store_settings.snapshot_every:
-            self._log.offer_snapshot(self._log.seq, snapshot(self._tournament))
             self._since_snapshot = 0
+            # Taken when the loop next turns, a step boundary (no step awaits inside): the
+            # pickling runs while this step's batch is being written, not before its reply.
+            asyncio.get_running_loop().call_soon(self._take_snapshot)
+
+    def _take_snapshot(self) -> None:
+        """The core as the last staged step left it, saved once the log holds that step."""
+        self._log.offer_snapshot(self._log.seq, snapshot(self._tournament))
 
     async def _durable(self) -> None:
         """Wait until every step staged so far is in the store."""
