@@ -613,3 +613,34 @@ def test_log_matches_an_in_memory_model(store: Store, attempts: list[tuple[str, 
     for name, log in model.items():
         assert store.read(prefix + name) == log
         assert store.read(prefix + name, after=1, limit=2) == log[1:3]
+
+
+_hand_attempts = st.lists(
+    st.tuples(st.integers(1, 3), st.integers(1, 4), st.sampled_from(["deal a", "deal b"])),
+    max_size=20,
+)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(attempts=_hand_attempts)
+def test_hands_match_an_in_memory_model(store: Store, attempts: list[tuple[int, int, str]]) -> None:
+    """Each attempt appends the next record with one hand: a new (table, hand) is stored, the
+    same text again is a no-op, another text is refused with its record."""
+    name = f"hx{next(_examples)}"
+    model: dict[tuple[int, int], str] = {}
+    seq = 0
+    for table, hand, text in attempts:
+        batch = events(seq + 1, 1)
+        if model.get((table, hand), text) != text:
+            with pytest.raises(HandConflict):
+                store.append(name, batch, [StoredHand(table, hand, text)])
+            continue
+        store.append(name, batch, [StoredHand(table, hand, text)])
+        model[(table, hand)] = text
+        seq += 1
+    assert store.last_seq(name) == seq
+    assert store.read_hands(name) == [StoredHand(t, h, x) for (t, h), x in sorted(model.items())]
