@@ -10,9 +10,9 @@ fsync) in a thread, so the event loop goes on deciding the reports that arrive m
 go in the next call. Once its batch is durable each call carries out its step's directives and
 answers its table (write-ahead: nothing is carried out, and no table hears of a decision,
 before the store holds it). Followers see only durable events. Every few thousand events the
-core is pickled at a step boundary and saved by the committer after the batch that holds it,
-never on a report's path. The actor writes no file: the run's files are exports of the store
-(`shell.export`), written by the driver.
+core is pickled at a step boundary (while the batch is being written) and saved by a task of
+its own once the log holds it: no report waits for it. The actor writes no file: the run's
+files are exports of the store (`shell.export`), written by the driver.
 
 The actor is named and detached, and Ray restarts it when it dies: the constructor then finds
 the tournament's log in the store, rebuilds the core from it (snapshot + tail), and the first
