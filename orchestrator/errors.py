@@ -71,6 +71,8 @@ Hierarchy::
     │                                  and the seq (a bug or a hand-edited store)
     ├── LogConflict                    an append refused: a seq already there, or not the next
     │                                  one (a gap); the log is unchanged
+    ├── HandConflict                   an append refused: a hand history already stored for that
+    │                                  (table, hand) with another text; nothing is written
     ├── LeaseLost                      another orchestrator holds the tournament's lease: this
     │                                  one must take no further decision
     ├── TournamentExists               registering a tournament twice
@@ -104,6 +106,7 @@ __all__ = [
     "BadStoreUrl",
     "ConfigError",
     "FloorError",
+    "HandConflict",
     "InsufficientFundsError",
     "InvalidAmountError",
     "InvalidReportError",
@@ -313,6 +316,19 @@ class LogConflict(StoreError):
         self.tournament = tournament
         self.last_seq = last_seq
         self.first_seq = first_seq
+
+
+class HandConflict(StoreError):
+    """An append refused: the store holds another history for one of its (table, hand)."""
+
+    def __init__(self, tournament: str, *, table: int, hand: int) -> None:
+        super().__init__(
+            f"tournament {tournament!r}: table {table} hand {hand} already has another "
+            "history; nothing written"
+        )
+        self.tournament = tournament
+        self.table = table
+        self.hand = hand
 
 
 class LeaseLost(StoreError):

@@ -2,15 +2,16 @@
 
 It deals exactly the hand the orchestrator describes (seats, stacks, button, blinds), takes a
 fresh deck from the deck service for every hand (validated by the client: a fouled deck is
-never dealt), lets the seats' bots act, appends the hand to its `.phhs` file, reports it and
-plays on with the directive it gets back, until told to close.
+never dealt), lets the seats' bots act, reports the hand with its history (PHH) and plays on
+with the directive it gets back, until told to close. It writes no file: the hand's history
+travels in the report, and the orchestrator stores it with the hand's events (DESIGN.md
+"Stores: the store is the record"), so a node's disk holds nothing of the tournament.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from pathlib import Path
 from typing import Any
 
 import ray
@@ -40,7 +41,6 @@ class Table:
         table: int,
         orchestrator: Any,
         deck_target: str,
-        hands_dir: str,
         bots: tuple[str, ...],
         seed: int,
         gateway: GatewaySettings | None = None,
@@ -49,10 +49,6 @@ class Table:
         self._orchestrator = orchestrator
         self._decks = BlockingDeckClient(
             deck_target, tournament_id=tournament_id, table_id=str(table)
-        )
-        Path(hands_dir).mkdir(parents=True, exist_ok=True)
-        self._history = open(  # noqa: SIM115 - open for the actor's whole life
-            Path(hands_dir) / f"table-{table:04d}.phhs", "a", encoding="utf-8", newline="\n"
         )
         self._bot_policies = bots
         self._seed = seed
@@ -66,6 +62,7 @@ class Table:
         )
         self.hands_played = 0
         self._running = False
+        self._closed = False
 
     def run(self, directive: TableDirective) -> int:
         """Play hands until the orchestrator closes the table; returns hands played."""
@@ -117,8 +114,6 @@ class Table:
         if remote is not None:
             remote.hand_ended(spec.hand, hand, names)
         played = PlayedHand(self.table, spec.hand, names, hand, deck=served)
-        self._history.write(phhs_section(played))
-        self._history.flush()
         self.hands_played += 1
         finishing = hand.finishing_stacks()
         fouled, self._fouled_reported = (
@@ -138,6 +133,7 @@ class Table:
                 deck_wait_seconds=deck_wait,
                 fouled_decks=fouled,
             ),
+            history=phhs_section(played),
         )
 
     @staticmethod
@@ -163,8 +159,8 @@ class Table:
         return bot
 
     def close(self) -> None:
-        if not self._history.closed:
-            self._history.close()
+        if not self._closed:
+            self._closed = True
             self._decks.close()
             if self._remote is not None:
                 self._remote.close()

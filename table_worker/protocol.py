@@ -106,10 +106,13 @@ class HandTiming:
 
 @dataclass(frozen=True, slots=True)
 class HandReport:
-    """A table's finished hand: who played from which seat, with what, ending with what."""
+    """A table's finished hand: who played from which seat, with what, ending with what, and
+    its `history`: the hand as a PHH section (`table_worker.phh.phhs_section`), which the
+    orchestrator stores with the hand's events (the table keeps no copy; "" for none)."""
 
     table: int
     hand: int
     button: int
     players: tuple[HandPlayer, ...]
     timing: HandTiming = field(default_factory=HandTiming)  # measured by the table: metrics
+    history: str = ""

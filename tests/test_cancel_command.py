@@ -32,7 +32,7 @@ def orchestrator_dies_after(store: Store, folder: Path, hands: int) -> list[dict
     cfg = config(players=30, max_per_table=8, buy_in=1000, fee=100)
     seed, rng = 5, random.Random(5)
     store.register(STREAM, {"tournament": "cup-5", "run": "0a1b2c", "out": str(folder), "seed": 5})
-    log = EventLog(folder / "events.jsonl", store=store, stream=STREAM)
+    log = EventLog(store, STREAM)
     now = event_time(1_700_000_000.0)
     players = [f"p{k}" for k in range(30)]
     tournament, step = Tournament.start(
@@ -59,7 +59,6 @@ def orchestrator_dies_after(store: Store, folder: Path, hands: int) -> list[dict
         assert step.reply is not None
         if not step.reply.close:
             ready[table] = step.reply
-    log.close()
     store.acquire(STREAM, "cup-5-orchestrator", 0.2)  # the dead owner's lease runs out
     return store.read(STREAM)
 

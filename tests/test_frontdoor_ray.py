@@ -206,6 +206,11 @@ def test_hidden_information_over_thousands_of_hands(server: Server) -> None:
             for p in players:
                 p.stop()
             await asyncio.gather(*tasks, return_exceptions=True)
+            # The data folder's files are the store's export, written once every table has
+            # closed: a watch ends only after that.
+            watch = operator.WatchEvents(pb.WatchRequest(tournament_id=tournament), metadata=OP)
+            async for _ in watch:
+                pass
             return tournament, records, stats
 
     tournament, records, stats = asyncio.run(play())

@@ -1,7 +1,7 @@
 """A restarted orchestrator rebuilds the tournament core from its log (DESIGN.md "Failure
 model"): replaying the logged steps, from the start or from a snapshot, gives back exactly the
 core that took them; a log that replays to other decisions is refused, naming the seq. And the
-log itself: write-ahead to the store, events.jsonl brought level after a crash, a store that
+log itself: write-ahead to the store, events.jsonl exported from it line for line, a store that
 lost its tail filled in again from memory. No Ray here: the steps are driven as the actor does."""
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from orchestrator.errors import (
     UnknownEntrantError,
 )
 from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.export import export_run
 from orchestrator.shell.simulation import LateBots
 from orchestrator.shell.store import SqliteStore, open_store
 from table_worker.protocol import HandReport, TableDirective
@@ -61,7 +62,7 @@ def drive(
     order = random.Random(seed)
     late_bots = LateBots.draw(cfg, random.Random(f"{seed}:late"))
     store = SqliteStore(str(tmp_path / "store.db"))
-    log = EventLog(tmp_path / "events.jsonl", store=store, stream="t/run")
+    log = EventLog(store, "t/run")
     now = 1_700_000_000.123456789
     tournament, step = Tournament.start(
         cfg,
@@ -128,7 +129,6 @@ def drive(
         assert step.reply is not None
         ready[table] = step.reply
         ready.update(opened_tables(step))
-    log.close()
     records = store.read("t/run")
     store.close()
     check_log(cfg, records)
@@ -316,21 +316,23 @@ def test_a_log_that_replays_to_other_decisions_is_refused_naming_the_seq(
         rebuild(cfg, names(23), deposits=money, tournament_id="t", seed=2, records=records)
 
 
-def test_events_file_is_brought_level_with_the_store_after_a_crash(tmp_path: Path) -> None:
-    """The store has the truth; a crash between the store and the file, or in the middle of
-    a line, leaves the file behind: resuming writes what it lacks, once."""
+def test_events_jsonl_is_the_stores_log_exported_line_for_line(tmp_path: Path) -> None:
+    """Nothing writes events.jsonl while a tournament runs: it is exported from the store, one
+    compact JSON object a line, exactly the text the log's records are stored as; exported
+    again it is the same file, and a stale file is replaced whole."""
     records, _ = drive(tmp_path, 12, 5, max_per_table=6)
-    path = tmp_path / "events.jsonl"
-    lines = path.read_text().splitlines(keepends=True)
-    assert [json.loads(line)["seq"] for line in lines] == [r["seq"] for r in records]
-    path.write_text("".join(lines[:-5]) + lines[-5][:7])  # the last 5 lost, one torn
     store = SqliteStore(str(tmp_path / "store.db"))
-    log = EventLog(path, store=store, stream="t/run")
-    log.resume(records)
-    log.close()
+    out = tmp_path / "export"
+    exported = export_run(store, "t/run", out)
+    path = out / "events.jsonl"
+    expected = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+    assert path.read_text() == expected
+    assert exported.events == len(records) and not exported.results  # not finished
+    path.write_text(expected[:-40])  # a torn or stale copy
+    export_run(store, "t/run", out)
     store.close()
-    assert path.read_text() == "".join(lines)
-    assert log.seq == records[-1]["seq"]
+    assert path.read_text() == expected
+    assert sorted(p.name for p in out.iterdir()) == ["events.jsonl", "hands"]
 
 
 def test_a_redis_restarted_without_its_data_gets_the_log_back_from_memory(
@@ -339,10 +341,9 @@ def test_a_redis_restarted_without_its_data_gets_the_log_back_from_memory(
     """docs/OPERATIONS.md "a lost tail": Redis comes back empty (no AOF here); the next
     append finds the gap and appends what the orchestrator still holds, then goes on."""
     (tmp_path / "run").mkdir()
-    (tmp_path / "again").mkdir()
     records, _ = drive(tmp_path / "run", 10, 6, max_per_table=5)
     store = open_store(redis_server.url)
-    log = EventLog(tmp_path / "again" / "events.jsonl", store=store, stream="t/run")
+    log = EventLog(store, "t/run")
     log.resume(records[:40])
     store.append("t/run", records[:40])
     redis_server.restart()
@@ -354,7 +355,6 @@ def test_a_redis_restarted_without_its_data_gets_the_log_back_from_memory(
     stored = store.read("t/run")
     assert [r["seq"] for r in stored] == list(range(1, 42))
     assert stored[:40] == json.loads(json.dumps(records[:40]))
-    log.close()
     store.close()
 
 
@@ -365,12 +365,11 @@ def test_followers_page_through_the_whole_log_even_past_what_memory_keeps(
     more at registration than the log keeps in memory is read from the store, none skipped."""
     records, _ = drive(tmp_path, 12, 5, max_per_table=6)
     store = SqliteStore(str(tmp_path / "store.db"))
-    log = EventLog(tmp_path / "again.jsonl", store=store, stream="t/run", keep_recent=10)
+    log = EventLog(store, "t/run", keep_recent=10)
     log.resume(records)
     followed: list[dict[str, Any]] = []
     while page := log.since(followed[-1]["seq"] if followed else 0, limit=7):
         followed += page
-    log.close()
     store.close()
     assert followed == records
 

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -15,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from conftest import RedisServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orchestrator.errors import (
     BadStoreUrl,
+    HandConflict,
     LogConflict,
     StoreCorrupted,
     StoreError,
@@ -28,7 +34,7 @@ from orchestrator.errors import (
     TournamentExists,
     UnknownTournament,
 )
-from orchestrator.shell.store import RedisStore, SqliteStore, Store, open_store
+from orchestrator.shell.store import RedisStore, SqliteStore, Store, StoredHand, open_store
 from orchestrator.shell.store.redis_store import REGISTRY_KEY, log_key
 
 TTL = 0.2  # seconds; tests only ever wait longer than this, never assert a timing
@@ -36,11 +42,14 @@ TTL = 0.2  # seconds; tests only ever wait longer than this, never assert a timi
 
 @dataclass
 class Backend:
-    """A backend under test, and how to write bytes into it behind the store's back."""
+    """A backend under test, how to write bytes into it behind the store's back, and how to
+    see a write half-way through (`watch_writes()` returns a probe: has a write begun landing
+    since the probe was made, without being complete?)."""
 
     url: str
     raw_log_write: Callable[[str, int, str], None]  # (tournament, seq, text)
     raw_meta_write: Callable[[str, str], None]  # (tournament, text)
+    watch_writes: Callable[[], Callable[[], bool]]
 
 
 def _sqlite_backend(path: Path) -> Backend:
@@ -52,7 +61,14 @@ def _sqlite_backend(path: Path) -> Backend:
         with sqlite3.connect(path) as db:
             db.execute("INSERT OR REPLACE INTO tournaments VALUES (?, ?)", (tournament, text))
 
-    return Backend(f"sqlite:///{path}", log_write, meta_write)
+    def watch_writes() -> Callable[[], bool]:
+        # A transaction bigger than SQLite's page cache spills its pages into the WAL before
+        # it commits: the WAL growing by a megabyte means a transaction is under way.
+        wal = Path(f"{path}-wal")
+        before = wal.stat().st_size if wal.exists() else 0
+        return lambda: wal.exists() and wal.stat().st_size > before + (1 << 20)
+
+    return Backend(f"sqlite:///{path}", log_write, meta_write, watch_writes)
 
 
 def _redis_backend(server: RedisServer) -> Backend:
@@ -64,7 +80,21 @@ def _redis_backend(server: RedisServer) -> Backend:
         with server.client() as client:
             client.hset(REGISTRY_KEY, tournament, text)
 
-    return Backend(server.url, log_write, meta_write)
+    def watch_writes() -> Callable[[], bool]:
+        # A command still arriving: some other client's arguments parsed (argv-mem) or
+        # buffered (qbuf), not yet run. Redis runs a command only once all of it is in.
+        probe = redis.Redis(host="127.0.0.1", port=server.port, single_connection_client=True)
+        me = probe.client_id()
+
+        def arriving() -> bool:
+            return any(
+                int(c["id"]) != me and (int(c["qbuf"]) > 0 or int(c.get("argv-mem", 0)) > 0)
+                for c in probe.client_list()
+            )
+
+        return arriving
+
+    return Backend(server.url, log_write, meta_write, watch_writes)
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -184,6 +214,149 @@ def test_corrupted_registry_entry_is_typed(store: Store, backend: Backend) -> No
     backend.raw_meta_write("t", "not json")
     with pytest.raises(StoreCorrupted, match="'t'"):
         store.meta("t")
+
+
+# -- hand histories, committed with the log ----------------------------------------------------
+
+
+def hands(*keys: tuple[int, int], text: str = "") -> list[StoredHand]:
+    return [StoredHand(t, h, text or f"[{h}]\ntable = {t}\nhand = {h}\n\n") for t, h in keys]
+
+
+def test_hands_are_committed_with_the_log_and_read_by_table_then_hand(store: Store) -> None:
+    assert store.read_hands("t") == []
+    store.append("t", events(1, 2), hands((2, 1), (1, 1)))
+    store.append("t", events(3, 1), hands((1, 2), (10, 1), (2, 2)))
+    store.append("u", events(1, 1), hands((1, 1), text="other tournament"))
+    assert store.read_hands("t") == hands((1, 1), (1, 2), (2, 1), (2, 2), (10, 1))
+    assert store.read("t") == events(1, 3)
+    assert store.read_hands("u") == hands((1, 1), text="other tournament")
+
+
+def test_hands_read_back_exactly(store: Store) -> None:
+    text = '[7]\nplayers = ["Jo \\"the Rock\\"", "p-ü"]\nactions = [\n  "d dh p1 AsKd",\n]\n\n'
+    store.append("t", events(1, 1), [StoredHand(3, 7, text)])
+    assert store.read_hands("t") == [StoredHand(3, 7, text)]
+
+
+def test_hands_page_by_the_last_key_read(store: Store) -> None:
+    keys = [(t, h) for t in (1, 2, 3, 12) for h in (1, 2, 3, 9, 10, 11)]
+    store.append("t", events(1, 1), hands(*reversed(keys)))
+    pages: list[list[StoredHand]] = []
+    after: tuple[int, int] | None = None
+    while page := store.read_hands("t", after, 5):
+        pages.append(page)
+        after = (page[-1].table, page[-1].hand)
+    assert [len(p) for p in pages] == [5, 5, 5, 5, 4]
+    assert [h for p in pages for h in p] == hands(*keys)
+    assert store.read_hands("t", (2, 9), 2) == hands((2, 10), (2, 11))
+    assert store.read_hands("t", (12, 11)) == []
+    assert store.read_hands("t", limit=0) == []
+
+
+def test_a_duplicate_hand_with_the_same_text_is_a_no_op(store: Store) -> None:
+    """A retried report: its hand is stored already, and the same again changes nothing."""
+    store.append("t", events(1, 2), hands((1, 1), (1, 2)))
+    store.append("t", events(3, 1), hands((1, 2), (1, 3), (1, 3)))
+    store.append("t", [], hands((1, 1)))  # hands alone, all known
+    assert store.read_hands("t") == hands((1, 1), (1, 2), (1, 3))
+    assert store.read("t") == events(1, 3)
+
+
+def test_a_hand_with_another_text_is_refused_and_nothing_of_its_batch_is_written(
+    store: Store,
+) -> None:
+    store.append("t", events(1, 2), hands((1, 1)))
+    for batch in (
+        hands((1, 2), (1, 1), text="a different deal of hand 1"),
+        [*hands((1, 2)), *hands((1, 2), text="two texts in one batch")],
+    ):
+        with pytest.raises(HandConflict) as caught:
+            store.append("t", events(3, 2), batch)
+        assert caught.value.tournament == "t" and caught.value.table == 1
+    assert store.read("t") == events(1, 2)  # the records of the refused batch: not written
+    assert store.read_hands("t") == hands((1, 1))
+    store.append("t", events(3, 2), hands((1, 2)))
+    assert store.last_seq("t") == 4
+
+
+def test_a_batch_refused_for_its_seq_writes_none_of_its_hands(store: Store) -> None:
+    store.append("t", events(1, 2), hands((1, 1)))
+    for first in (2, 4):  # a duplicate, a gap
+        with pytest.raises(LogConflict):
+            store.append("t", events(first, 1), hands((1, 2)))
+    assert store.read_hands("t") == hands((1, 1))
+    assert store.read("t") == events(1, 2)
+
+
+def test_bad_hands_are_a_programming_error(store: Store) -> None:
+    bad: list[Any] = [
+        StoredHand(True, 1, "x"),
+        StoredHand(1, -1, "x"),
+        StoredHand(10**10, 1, "x"),
+        StoredHand(1, 1, b"bytes"),  # type: ignore[arg-type]
+        (1, 1, "a tuple"),
+    ]
+    for hand in bad:
+        with pytest.raises(ValueError):
+            store.append("t", events(1, 1), [hand])
+    with pytest.raises(ValueError):
+        store.read_hands("t", (1, -1))
+    assert store.read("t") == [] and store.read_hands("t") == []
+
+
+# A writer that appends one big batch of records and hands, and says when it is about to.
+_BIG_BATCH_WRITER = textwrap.dedent(
+    """
+    import sys
+    from orchestrator.shell.store import StoredHand, open_store
+    url, tournament, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    store = open_store(url)
+    records = [{"seq": s, "ts": 1.5, "type": "table_opened", "table": s, "pad": "x" * 60}
+               for s in range(2, count + 2)]
+    hands = [StoredHand(t, 1, f"[1]\\ntable = {t}\\n" + "y" * 200) for t in range(1, count // 10)]
+    print("appending", flush=True)
+    store.append(tournament, records, hands)
+    """
+)
+
+
+def test_a_writer_killed_in_the_middle_of_a_batch_leaves_all_of_it_or_none(
+    store: Store, backend: Backend
+) -> None:
+    """A group commit is one transaction: the orchestrator's process killed while it writes
+    (here a child process, SIGKILL once the backend shows the batch half-way in) leaves the log
+    and the hands as they were, or the whole batch; never a part. Tried with growing batches
+    until one is caught half-way (the probe saw it and nothing landed)."""
+    caught_halfway = False
+    for attempt, count in enumerate((150_000, 300_000, 600_000)):
+        tournament = f"big{attempt}"
+        store.append(tournament, events(1, 1), hands((1, 0)))
+        probe = backend.watch_writes()
+        child = subprocess.Popen(
+            [sys.executable, "-c", _BIG_BATCH_WRITER, backend.url, tournament, str(count)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
+        assert child.stdout is not None and child.stdout.readline() == "appending\n"
+        deadline = time.monotonic() + 60
+        while child.poll() is None and not probe() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        halfway = child.poll() is None and probe()
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        child.stdout.close()
+        log, stored = store.read(tournament), store.read_hands(tournament)
+        if len(log) == 1:  # none of it
+            assert stored == hands((1, 0))
+            if halfway:
+                caught_halfway = True
+                break
+        else:  # all of it: the kill came after the commit
+            assert [r["seq"] for r in log] == list(range(1, count + 2))
+            assert len(stored) == 1 + len(range(1, count // 10))
+    assert caught_halfway, "no batch was caught half-way written"
 
 
 # -- snapshots -------------------------------------------------------------------------------
@@ -312,6 +485,8 @@ def _every_call(store: Store) -> list[Callable[[], object]]:
     return [
         lambda: store.append("t", events(4, 1)),
         lambda: store.read("t"),
+        lambda: store.append("t", events(4, 1), hands((1, 4))),
+        lambda: store.read_hands("t"),
         lambda: store.last_seq("t"),
         lambda: store.save_snapshot("t", 1, b"s"),
         lambda: store.load_snapshot("t"),
@@ -348,6 +523,34 @@ def test_redis_down_is_unavailable_and_the_store_reconnects_after_restart(
         store.append("t", events(4, 1))
         server.restart()  # a restart between two calls is invisible to the caller
         assert store.last_seq("t") == 4
+    finally:
+        store.close()
+
+
+def test_redis_a_torn_aof_tail_drops_the_whole_batch(
+    redis_factory: Callable[..., RedisServer],
+) -> None:
+    """A host crash while Redis writes a group commit leaves the AOF torn inside that batch.
+    The batch reached the AOF as one MULTI/EXEC block (one script call), and Redis loading a
+    file that ends inside such a block drops all of it: the log and the hands come back as
+    they were before the batch, and the batch can be written again."""
+    server = redis_factory("--appendonly", "yes", "--appendfsync", "always")
+    store = open_store(server.url)
+    try:
+        store.append("t", events(1, 2), hands((1, 1)))
+        batch, batch_hands = events(3, 50), hands((1, 2), (2, 1), (3, 1))
+        store.append("t", batch, batch_hands)
+        server.stop()
+        (aof,) = (server.directory / "appendonlydir").glob("*.incr.aof")
+        data = aof.read_bytes()
+        multi = data.rindex(b"MULTI")
+        assert data.rindex(b"EXEC") > multi  # the last batch is one block
+        aof.write_bytes(data[: multi + (len(data) - multi) // 2])  # torn half-way through it
+        server.start()
+        assert store.read("t") == events(1, 2)
+        assert store.read_hands("t") == hands((1, 1))
+        store.append("t", batch, batch_hands)
+        assert store.last_seq("t") == 52 and len(store.read_hands("t")) == 4
     finally:
         store.close()
 
@@ -410,3 +613,34 @@ def test_log_matches_an_in_memory_model(store: Store, attempts: list[tuple[str, 
     for name, log in model.items():
         assert store.read(prefix + name) == log
         assert store.read(prefix + name, after=1, limit=2) == log[1:3]
+
+
+_hand_attempts = st.lists(
+    st.tuples(st.integers(1, 3), st.integers(1, 4), st.sampled_from(["deal a", "deal b"])),
+    max_size=20,
+)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(attempts=_hand_attempts)
+def test_hands_match_an_in_memory_model(store: Store, attempts: list[tuple[int, int, str]]) -> None:
+    """Each attempt appends the next record with one hand: a new (table, hand) is stored, the
+    same text again is a no-op, another text is refused with its record."""
+    name = f"hx{next(_examples)}"
+    model: dict[tuple[int, int], str] = {}
+    seq = 0
+    for table, hand, text in attempts:
+        batch = events(seq + 1, 1)
+        if model.get((table, hand), text) != text:
+            with pytest.raises(HandConflict):
+                store.append(name, batch, [StoredHand(table, hand, text)])
+            continue
+        store.append(name, batch, [StoredHand(table, hand, text)])
+        model[(table, hand)] = text
+        seq += 1
+    assert store.last_seq(name) == seq
+    assert store.read_hands(name) == [StoredHand(t, h, x) for (t, h), x in sorted(model.items())]

@@ -244,14 +244,18 @@ def test_a_repeated_report_is_idempotent_and_a_false_one_refused() -> None:
 
 def test_event_log_numbers_events_and_marks_their_cause(tmp_path: Any) -> None:
     from orchestrator.core.events import HandFinished, PlayerEliminated, TableOpened
+    from orchestrator.shell.export import export_run
+    from orchestrator.shell.store import SqliteStore
 
-    log = EventLog(tmp_path / "events.jsonl")
+    store = SqliteStore(str(tmp_path / "store.db"))
+    log = EventLog(store, "t/run")
     log.append([TableOpened(table=1)], ts=1.0)
     hand = HandFinished(table=1, hand=1, button=2, players=(HandPlayer("a", 1, 10, 0),))
     records = log.append(
         [hand, PlayerEliminated(player="a", place=2, table=1, hand=1, start=10)], ts=2.0
     )
-    log.close()
+    export_run(store, "t/run", tmp_path)
+    store.close()
     assert [r["seq"] for r in records] == [2, 3] and records[1]["cause"] == 2
     lines = (tmp_path / "events.jsonl").read_text().splitlines()
     assert len(lines) == 3 and '"players":[{"player":"a","seat":1,"start":10,"end":0}]' in lines[1]

@@ -14,6 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from orchestrator.cli import bench_store as bench_store_cli
 from orchestrator.cli import competition as competition_cli
 from orchestrator.cli import loadtest as loadtest_cli
 from orchestrator.cli import report as report_cli
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     table_cli.register(commands, bench)
     rng_cli.register(commands, bench)
     run_cli.register(commands, bench)
+    bench_store_cli.register(bench)
     competition_cli.register(commands, bench)
     frontdoor_cli.register(commands)
     loadtest_cli.register(commands)

@@ -40,7 +40,9 @@ from orchestrator.frontdoor.errors import (
     refusal,
 )
 from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.shell.cancellation import find_stream
 from orchestrator.shell.errors import translate
+from orchestrator.shell.export import export_run, stream_name
 from orchestrator.shell.orchestrators import OrchestratorHandle
 from orchestrator.shell.store import Store
 from orchestrator.views.metrics import TournamentMetrics
@@ -59,7 +61,8 @@ HOST = f"{socket.gethostname()}:{os.getpid()}"  # who took a rescheduled tournam
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeskSettings:
-    data_dir: Path  # each tournament's events.jsonl, hands/ and results.json under <id>/
+    data_dir: Path  # each tournament's events.jsonl, hands/ and results.json under <id>/,
+    # exported from the store when it ends
     deck_target: str
     gateway_target: str  # where table actors reach the gateway
     gateway_secret: str
@@ -81,6 +84,7 @@ class Entry:
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     follower: asyncio.Task[None] | None = None
     logged: int = 0  # records in its store log
+    stream: str = ""  # its orchestrator's log in the store, once started here
 
 
 def _rules(config: TournamentConfig, tournament_id: str) -> RegistrationRules:
@@ -469,7 +473,6 @@ class Desk:
         out.mkdir(parents=True, exist_ok=True)
         tables = TableSettings(
             deck_target=settings.deck_target,
-            hands_dir=str(out / "hands"),
             bots=("random",),  # unused: every seat is a remote player
             seed=settings.seed,
             gateway=GatewaySettings(
@@ -478,6 +481,8 @@ class Desk:
                 action_seconds=entry.config.action_seconds,
             ),
         )
+        run_id = uuid.uuid4().hex[:12]
+        entry.stream = stream_name(entry.tournament_id, run_id)
         orchestrator = OrchestratorHandle.launch(
             entry.config.with_players(len(players)),
             players,
@@ -486,7 +491,7 @@ class Desk:
             seed=settings.seed,
             out_dir=str(out),
             tables=tables,
-            store=StoreSettings(url=settings.store_url, run_id=uuid.uuid4().hex[:12]),
+            store=StoreSettings(url=settings.store_url, run_id=run_id),
         )
         await orchestrator.start()
         return orchestrator
@@ -523,10 +528,21 @@ class Desk:
             if entry.state in ("finished", "cancelled") and not fresh:
                 break
             await asyncio.sleep(EVENT_POLL_SECONDS)
-        with contextlib.suppress(Exception):  # results.json written; the actor may go
+        with contextlib.suppress(Exception):  # every table done; the actor may go
             await orchestrator.complete()
+        await self._export(entry)
         async with entry.changed:
             entry.changed.notify_all()
+
+    async def _export(self, entry: Entry) -> None:
+        """The tournament's files in the data folder, from the store (`export_run`), before
+        its watchers are let go; a store that fails leaves them to `mtt export`."""
+        out = self._settings.data_dir / entry.tournament_id
+        try:
+            stream = entry.stream or find_stream(self._store, entry.tournament_id)
+            await asyncio.to_thread(export_run, self._store, stream, out)
+        except (StoreError, OSError) as exc:
+            log.error("%s: its files were not exported to %s: %s", entry.tournament_id, out, exc)
 
 
 @contextlib.contextmanager

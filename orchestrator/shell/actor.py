@@ -1,9 +1,18 @@
 """The orchestrator actor: the tournament core behind Ray, with the event log in front.
 
-Every call runs to completion before the next (no awaits inside a step), so the core sees
-reports one at a time in the order recorded; each step's events are appended to the store and
-to events.jsonl before the directive goes back to the table (write-ahead), and each step draws
-from its own RNG (`core.replay.step_rng`), so the log replays to the same decisions.
+The write path. A call decides its step and stages it with no await in between, so the core
+sees reports one at a time in the order they are logged, and each step draws from its own RNG
+(`core.replay.step_rng`), so the log replays to the same decisions. Staging numbers the step's
+events and queues them, with the finished hand's history from the report, in the event log
+(`shell.eventlog`); the call then waits until the log is durable up to its step. One committer
+task writes everything queued since its last write in one store call (one transaction, one
+fsync) in a thread, so the event loop goes on deciding the reports that arrive meanwhile; they
+go in the next call. Once its batch is durable each call carries out its step's directives and
+answers its table (write-ahead: nothing is carried out, and no table hears of a decision,
+before the store holds it). Followers see only durable events. Every few thousand events the
+core is pickled at a step boundary (while the batch is being written) and saved by a task of
+its own once the log holds it: no report waits for it. The actor writes no file: the run's
+files are exports of the store (`shell.export`), written by the driver.
 
 The actor is named and detached, and Ray restarts it when it dies: the constructor then finds
 the tournament's log in the store, rebuilds the core from it (snapshot + tail), and the first
@@ -19,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import time
@@ -27,19 +35,18 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import ray
 
 from orchestrator.core.config import TournamentConfig
-from orchestrator.core.events import Event, NodeLost
+from orchestrator.core.events import Event, HandFinished, NodeLost
 from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng
 from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Directive, OpenTable, StartSideEvent, Step, Tournament
 from orchestrator.errors import (
     LeaseLost,
     LedgerError,
-    RecoveryError,
     RegistrationError,
     ReportError,
     SanctionError,
@@ -48,15 +55,13 @@ from orchestrator.errors import (
     TournamentStateError,
 )
 from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.export import side_event_id, stream_name
 from orchestrator.shell.orchestrators import Answer, OrchestratorHandle, orchestrator_name
 from orchestrator.shell.simulation import entry_deposits
-from orchestrator.shell.store import Store, open_store
+from orchestrator.shell.store import Store, StoredHand, open_store
 from orchestrator.shell.tables import TableFleet, TableLost, TableReplica, TableSettings
 from orchestrator.views.metrics import OrchestratorTimings
 from table_worker.protocol import HandReport, TableDirective
-
-if TYPE_CHECKING:
-    pass
 
 _T = TypeVar("_T")
 
@@ -64,7 +69,7 @@ _T = TypeVar("_T")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StoreSettings:
     """Where the run's log lives: the store's URL and this run's id (a rerun of the same
-    tournament and seed starts a log of its own)."""
+    tournament and seed starts a log of its own: `export.stream_name`)."""
 
     url: str
     run_id: str
@@ -104,11 +109,11 @@ class Orchestrator:
         self._report_seconds: deque[tuple[float, float]] = deque(maxlen=100_000)
         # (report, decision) wall seconds since the metrics exporter last asked; bounded too.
         self._timings: deque[tuple[float, float]] = deque(maxlen=100_000)
-        self._stream = f"{tournament_id}/{store.run_id}"
+        self._stream = stream_name(tournament_id, store.run_id)
         self._owner = orchestrator_name(tournament_id)  # a restart of this actor is the owner
         self._store: Store = open_store(store.url)
         _patiently(self._take_lease)
-        self._log = EventLog(self._out / "events.jsonl", store=self._store, stream=self._stream)
+        self._log = EventLog(self._store, self._stream)
         self._since_snapshot = 0
         found = _patiently(lambda: self._store.load_snapshot(self._stream))
         after = found[0] if found is not None else 0
@@ -124,7 +129,7 @@ class Orchestrator:
                 records=tail,
                 base=None if found is None else (found[0], load_snapshot(found[1])),
             )
-            self._log.resume(tail)
+            self._log.resume(tail, after=after)
             self._opening: tuple[Directive, ...] = ()
         else:
             with contextlib.suppress(TournamentExists):  # by our incarnation that just died
@@ -134,7 +139,7 @@ class Orchestrator:
                         {
                             "tournament": tournament_id,
                             "run": store.run_id,
-                            "out": str(self._out),
+                            "out": str(self._out),  # where its files are exported
                             "seed": seed,
                         },
                     )
@@ -199,7 +204,8 @@ class Orchestrator:
         while self._results is None:
             await asyncio.sleep(LEASE_SECONDS / 3)
             try:
-                if not self._store.acquire(self._stream, self._owner, LEASE_SECONDS):
+                renew = self._store.acquire  # in a thread: the committer may hold the store
+                if not await asyncio.to_thread(renew, self._stream, self._owner, LEASE_SECONDS):
                     self._lease_lost = True
                     return
             except StoreUnavailable:
@@ -268,7 +274,8 @@ class Orchestrator:
             if lost_node not in self._node_checks:  # one check per node, aside
                 self._node_checks[lost_node] = self._spawn(self._log_node_loss(lost_node))
         if self._in_play(table):
-            self._log_events(self._tournament.table_lost(table), time.time())  # the hand is void
+            self._stage(self._tournament.table_lost(table), time.time())  # the hand is void
+            await self._durable()
         voided, attempts = time.perf_counter(), 0
         while True:  # a new actor may land on a node that is dying too: then try again
             attempts += 1
@@ -283,7 +290,7 @@ class Orchestrator:
             self._closed(replica)
             return
         step = self._tournament.table_restarted(table, node=node)
-        self._record(step, time.time())  # logged before the new actor deals
+        await self._record(step, time.time())  # logged before the new actor deals
         assert step.reply is not None
         self._open_table(step.reply, replica)
         logging.getLogger(__name__).info(
@@ -304,17 +311,19 @@ class Orchestrator:
         if await self._fleet.node_died(node):
             still = {t for t, n in self._fleet.hosted().items() if n == node}
             tables = tuple(sorted(self._lost.get(node, set()) | still))
-            self._log.append([NodeLost(node=node, tables=tables)], ts=time.time())
+            self._stage([NodeLost(node=node, tables=tables)], time.time())
+            await self._durable()
 
     async def table_nodes(self) -> dict[int, str]:
         """Which node hosts each open table (for chaos drills and operators)."""
         await self._ready()
         return self._fleet.hosted()
 
-    def _record(self, step: Step, now: float) -> None:
-        """Log a step's events (write-ahead: before anything is carried out), then carry out
-        its directives: tables to open, side events to start."""
-        self._log_events(step.events, now)
+    async def _record(self, step: Step, now: float, hands: tuple[StoredHand, ...] = ()) -> None:
+        """Log a step's events (write-ahead: durable before anything is carried out), then
+        carry out its directives: tables to open, side events to start."""
+        self._stage(step.events, now, hands)
+        await self._durable()
         self._carry_out(step.directives)
 
     def _carry_out(self, directives: tuple[Directive, ...]) -> None:
@@ -325,36 +334,47 @@ class Orchestrator:
             else:
                 self._start_side_event(directive)
 
-    def _log_events(self, events: list[Event], now: float) -> None:
+    def _stage(self, events: list[Event], now: float, hands: tuple[StoredHand, ...] = ()) -> None:
+        """Queue a step's events and hands for the next group commit (no await: steps are
+        staged in the order they are decided); every `snapshot_every` events, a snapshot."""
         if self._lease_lost:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
-        try:
-            self._log.append(events, ts=now)
-        except RecoveryError as exc:
-            # The core is ahead of a log that cannot take the step.
-            _crash("the event log refused a step", exc)
+        self._log.stage(events, ts=now, hands=hands)
         self._since_snapshot += len(events)
         if self._since_snapshot >= self._store_settings.snapshot_every:
-            self._save_snapshot()
+            self._since_snapshot = 0
+            # Taken when the loop next turns, a step boundary (no step awaits inside): the
+            # pickling runs while this step's batch is being written, not before its reply.
+            asyncio.get_running_loop().call_soon(self._take_snapshot)
+
+    def _take_snapshot(self) -> None:
+        """The core as the last staged step left it, saved once the log holds that step."""
+        self._log.offer_snapshot(self._log.seq, snapshot(self._tournament))
+
+    async def _durable(self) -> None:
+        """Wait until every step staged so far is in the store."""
+        try:
+            await self._log.durable()
+        except Exception as exc:  # RecoveryError, a conflict: the core is ahead of its log
+            _crash("the event log refused a step", exc)
 
     def _save_snapshot(self) -> None:
+        """A snapshot now, from the constructor (nothing else is writing yet)."""
         try:
             self._store.save_snapshot(self._stream, self._log.seq, snapshot(self._tournament))
             self._since_snapshot = 0
         except StoreUnavailable:
-            pass  # the next step tries again; the log alone is enough to rebuild
+            pass  # the next one tries again; the log alone is enough to rebuild
 
     def _side_event_name(self, event: int) -> str:
-        return f"{self._tournament_id}-side{event}"
+        return side_event_id(self._tournament_id, event)
 
     def _start_side_event(self, event: StartSideEvent) -> None:
         """RB-6: a side event is a tournament of its own (registration, ledger, log, tables)
         run by its own orchestrator beside this one."""
-        out = self._out / "side-events" / str(event.event)
-        out.mkdir(parents=True, exist_ok=True)
+        out = self._out / "side-events" / str(event.event)  # where `export_run` puts it
         settings = TableSettings(
             deck_target=self._settings.deck_target,
-            hands_dir=str(out / "hands"),
             bots=self._settings.bots,
             seed=self._seed + event.event,
         )
@@ -392,19 +412,23 @@ class Orchestrator:
         return self._tournament.hands
 
     async def complete(self) -> dict[str, Any]:
-        """Wait for the tournament and its side events to end; write results.json; return the
-        results with the hands played (side events' included). Asked again (after a
-        restart), it answers the same."""
+        """Wait for the tournament and its side events to end; return the results (as
+        `export_run` writes them to results.json) with the hands played (side events'
+        included). Asked again (after a restart), it answers the same."""
         hands = await self.hands_played()
         if self._results is not None:
             return self._results
         sides: list[dict[str, Any]] = []
         while len(sides) < len(self._side_events):
             sides = list(await asyncio.gather(*self._side_events))
-        seconds = time.time() - self._tournament.started_at
-        results = self._tournament.results(seconds=seconds)
-        (self._out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-        self._log.close()
+        # A last snapshot: an export, `mtt cancel` or a restart rebuilds from it at once.
+        self._log.offer_snapshot(self._log.seq, snapshot(self._tournament))
+        try:
+            await self._log.settle()
+        except Exception as exc:  # as in _durable: the core is ahead of its log
+            _crash("the event log refused a step", exc)
+        last = self._log.last_ts if self._log.last_ts is not None else time.time()
+        results = self._tournament.results(seconds=last - self._tournament.started_at)
         self._results = {
             "results": results,
             "hands": hands,
@@ -412,7 +436,7 @@ class Orchestrator:
             "side_events": len(sides),
         }
         with contextlib.suppress(StoreUnavailable):  # then the lease expires by itself
-            self._store.release(self._stream, self._owner)
+            await asyncio.to_thread(self._store.release, self._stream, self._owner)
         return self._results
 
     async def report_hand(self, report: HandReport) -> TableDirective:
@@ -422,9 +446,12 @@ class Orchestrator:
         rng = step_rng(self._seed, self._log.seq)
         step = _decide(lambda: self._tournament.apply_hand(report, now=now, rng=rng))
         decided = time.perf_counter()
-        self._record(step, now)
+        self._stage(step.events, now, _history(report, step))
+        cpu = time.thread_time() - cpu_started  # the report's own work: decide and stage
+        await self._durable()
+        self._carry_out(step.directives)
         handled = time.perf_counter()
-        self._report_seconds.append((handled - started, time.thread_time() - cpu_started))
+        self._report_seconds.append((handled - started, cpu))
         self._timings.append((handled - started, decided - started))
         assert step.reply is not None
         return step.reply
@@ -433,31 +460,31 @@ class Orchestrator:
         await self._ready()
         rng = step_rng(self._seed, self._log.seq)
         step = _decide(lambda: self._tournament.poll(table, rng=rng))
-        self._record(step, time.time())
+        await self._record(step, time.time())
         assert step.reply is not None
         return step.reply
 
     async def pause(self) -> None:
         """Stop the clock: tables finish their hand in progress, then wait."""
         await self._ready()
-        self._command(self._tournament.pause)
+        await self._command(self._tournament.pause)
 
     async def resume(self) -> None:
         await self._ready()
-        self._command(self._tournament.resume)
+        await self._command(self._tournament.resume)
 
     async def cancel(self, reason: str) -> None:
         """CRASH-2 by the operator: hands in progress voided, everyone still in rolled forward
         through the ledger, every table closed at its next boundary; `complete()` returns."""
         await self._ready()
-        self._command(lambda *, now: self._tournament.cancel(reason, now=now))
+        await self._command(lambda *, now: self._tournament.cancel(reason, now=now))
 
     async def register_late(self, player: str) -> None:
         """REG-1 during late registration: the player (funded at the start) pays his entry
         and takes a random seat; refused (the error raised here) once registration closed."""
         await self._ready()
         rng = step_rng(self._seed, self._log.seq)
-        self._command(lambda *, now: self._tournament.register_late(player, now=now, rng=rng))
+        await self._command(lambda *, now: self._tournament.register_late(player, now=now, rng=rng))
 
     async def sanction(
         self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0
@@ -465,7 +492,7 @@ class Orchestrator:
         """SAN-1/SAN-2: a judge's warning, penalty (`hands` sat out) or disqualification."""
         await self._ready()
         kind = SanctionKind(kind)  # refuse an unknown kind here, before the core
-        self._command(
+        await self._command(
             lambda *, now: self._tournament.sanction(
                 kind, player, judge=judge, reason=reason, now=now, hands=hands
             )
@@ -474,11 +501,11 @@ class Orchestrator:
     async def request_rebuy(self, player: str) -> None:
         """RB-3: a player's rebuy, taken at his next hand boundary."""
         await self._ready()
-        self._command(lambda *, now: self._tournament.request_rebuy(player, now=now))
+        await self._command(lambda *, now: self._tournament.request_rebuy(player, now=now))
 
-    def _command(self, command: Callable[..., Step]) -> None:
+    async def _command(self, command: Callable[..., Step]) -> None:
         now = event_time(time.time())
-        self._record(_decide(lambda: command(now=now)), now)
+        await self._record(_decide(lambda: command(now=now)), now)
 
     async def events_since(self, seq: int) -> list[dict[str, Any]]:
         return self._log.since(seq)
@@ -528,7 +555,8 @@ class Orchestrator:
         )
 
     async def report_seconds(self) -> list[tuple[float, float]]:
-        """(wall, CPU) seconds the core and the log took per hand report (`mtt bench`)."""
+        """Per hand report (`mtt bench`): wall seconds until it was answered (its batch
+        durable included), CPU seconds of its own work (the core's decision, staging)."""
         return list(self._report_seconds)
 
 
@@ -539,6 +567,18 @@ LEASE_SECONDS = 30.0  # the ownership lease's TTL; renewed every third of it
 FOLLOW_SECONDS = 0.5  # a found table actor is asked this often whether it lives
 RESTART_BACKOFF = 0.2  # seconds between attempts to start a table's new actor
 STORE_PATIENCE = 60.0  # seconds a restarting orchestrator waits for its store
+
+
+def _history(report: HandReport, step: Step) -> tuple[StoredHand, ...]:
+    """The report's hand history, to store with its step if the step applied the hand (a
+    repeated, refused or voided report's step has no `hand_finished` for it)."""
+    applied = any(
+        isinstance(e, HandFinished) and (e.table, e.hand) == (report.table, report.hand)
+        for e in step.events
+    )
+    if not applied or not report.history:
+        return ()
+    return (StoredHand(report.table, report.hand, report.history),)
 
 
 def _decide(step: Callable[[], Step]) -> Step:

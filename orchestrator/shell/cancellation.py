@@ -4,22 +4,20 @@
 orchestrator holds it: cancel through it then), rebuilds the core from the store's snapshot and
 log tail exactly as a restarted orchestrator would (`recovery.rebuild`), cancels it: hands in
 progress voided, prizes already won paid, everyone still in rolled forward through the ledger,
-and appends that step to the store's log, then to the run folder's events.jsonl and
-results.json when the folder is on this machine. A later restart of the orchestrator replays
-the cancellation and closes every table.
+and appends that step to the store's log; when the run's folder is on this machine it exports
+the run there again (`export.export_run`: events.jsonl, hands, results.json). A later restart
+of the orchestrator replays the cancellation and closes every table.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.core.replay import load_snapshot, rebuild
-from orchestrator.errors import RecoveryError, TournamentStateError, UnknownTournament
+from orchestrator.errors import TournamentStateError, UnknownTournament
 from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.export import export_run, rebuild_from_store
 from orchestrator.shell.store import Store
 
 __all__ = ["Cancelled", "cancel_in_store", "find_stream"]
@@ -60,33 +58,17 @@ def cancel_in_store(store: Store, stream: str, reason: str, *, now: float) -> Ca
             "the live view), or wait until its lease expires"
         )
     try:
-        found = store.load_snapshot(stream)
-        if found is None or "seed" not in meta:
-            raise RecoveryError(f"{stream} has no opening snapshot to rebuild from")
-        after, base = found[0], load_snapshot(found[1])
-        tail = store.read(stream, after=after)
-        tournament = rebuild(
-            base.config,
-            [],
-            deposits={},  # the start is in the snapshot
-            tournament_id=base.tournament_id,
-            seed=int(meta["seed"]),
-            records=tail,
-            base=(after, base),
-        )
+        tournament = rebuild_from_store(store, stream)
         ts = event_time(now)
         step = tournament.cancel(reason, now=ts)
+        log = EventLog(store, stream)
+        log.resume([], after=store.last_seq(stream))
+        records = log.append(step.events, ts=ts)
+        results = tournament.results(seconds=ts - tournament.started_at)
         out = meta.get("out")
         folder = Path(out) if out and Path(out).is_dir() else None
-        path = folder / "events.jsonl" if folder else os.devnull
-        log = EventLog(path, store=store, stream=stream)
-        log.resume(tail)  # the run's file gets what it lacks
-        log.seq = store.last_seq(stream)
-        records = log.append(step.events, ts=ts)
-        log.close()
-        results = tournament.results(seconds=ts - tournament.started_at)
         if folder is not None:
-            (folder / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+            export_run(store, stream, folder)
         return Cancelled(stream, records, results, folder)
     finally:
         store.release(stream, OPERATOR)

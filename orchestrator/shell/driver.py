@@ -1,8 +1,10 @@
 """`mtt run`: one whole tournament of bots on Ray, from config to results.
 
 The driver starts what the run needs (the deck service as a child process, local Ray on
-127.0.0.1), creates the orchestrator and one actor per table, shows progress, and writes
-results.json. All Ray calls on tables are made here and in `table_worker.actor`.
+127.0.0.1), creates the orchestrator and one actor per table, shows progress, and when the run
+ends writes its files (events.jsonl, hands/, results.json, side-events/) from the store
+(`shell.export`): no actor writes a file. All Ray calls on tables are made here and in
+`table_worker.actor`.
 """
 
 from __future__ import annotations
@@ -232,6 +234,29 @@ def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iter
 
 
 @contextmanager
+def exported(store: str, stream: str, out: Path) -> Iterator[None]:
+    """When the run ends, its files from the store (`export.export_run`): all of them once it
+    is over, what the store holds so far when it is interrupted (Ctrl-C). Nothing wrote them
+    while it ran."""
+    from orchestrator.shell.export import export_run
+    from orchestrator.shell.store import open_store
+
+    def export() -> None:
+        opened = open_store(store)
+        try:
+            export_run(opened, stream, out)
+        finally:
+            opened.close()
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        export()
+        raise
+    export()
+
+
+@contextmanager
 def local_ray(
     address: str | None,
     *,
@@ -276,6 +301,7 @@ def run_tournament(
     if options.ray_address is None:
         ask_for_token_auth()  # before Ray is imported
     from orchestrator.shell.actor import StoreSettings
+    from orchestrator.shell.export import stream_name
     from orchestrator.shell.orchestrators import OrchestratorHandle
     from orchestrator.shell.tables import TableSettings
 
@@ -318,6 +344,7 @@ def run_tournament(
         )
     )
     exporter = _MetricsExporter(tournament_id, options.metrics)
+    run_id = uuid.uuid4().hex[:12]
     decks = (
         nullcontext(options.deck)
         if options.deck
@@ -325,6 +352,7 @@ def run_tournament(
     )
     with (
         live_view(config, out, options.ui) as control,
+        exported(store, stream_name(tournament_id, run_id), out),
         decks as deck_target,
         cluster_context as cluster,
         exporter,
@@ -336,7 +364,6 @@ def run_tournament(
         started = time.time()
         settings = TableSettings(
             deck_target=deck_target,
-            hands_dir=str(hands_dir),
             bots=options.bots,
             seed=options.seed,
         )
@@ -348,7 +375,7 @@ def run_tournament(
             seed=options.seed,
             out_dir=str(out),
             tables=settings,
-            store=StoreSettings(url=store, run_id=uuid.uuid4().hex[:12]),
+            store=StoreSettings(url=store, run_id=run_id),
             resources={HEAD: 0.001} if cluster is not None else None,
         )
         orchestrator.start().get()

@@ -40,7 +40,6 @@ class TableSettings:
     """What every table actor of this run is created with."""
 
     deck_target: str
-    hands_dir: str
     bots: tuple[str, ...]  # the bots' policies, by player (`table_worker.bots`)
     seed: int
     gateway: GatewaySettings | None = None  # remote players' seats (the front door)
@@ -118,7 +117,6 @@ class TableFleet:
             table=table,
             orchestrator=self._orchestrator,
             deck_target=settings.deck_target,
-            hands_dir=settings.hands_dir,
             bots=settings.bots,
             seed=settings.seed,
             gateway=settings.gateway,

@@ -10,12 +10,20 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from orchestrator.errors import BadStoreUrl
-from orchestrator.shell.store.base import Store
+from orchestrator.shell.store.base import Store, StoredHand
 from orchestrator.shell.store.metered import MeteredStore
 from orchestrator.shell.store.redis_store import RedisDurability, RedisStore
 from orchestrator.shell.store.sqlite_store import SqliteStore
 
-__all__ = ["MeteredStore", "RedisDurability", "RedisStore", "SqliteStore", "Store", "open_store"]
+__all__ = [
+    "MeteredStore",
+    "RedisDurability",
+    "RedisStore",
+    "SqliteStore",
+    "Store",
+    "StoredHand",
+    "open_store",
+]
 
 _SQLITE_PREFIX = "sqlite:///"
 

@@ -1,5 +1,10 @@
 """The `Store` port (DESIGN.md "Stores"): what every backend promises, and the checks they share.
 
+The store is the tournament's only record: its event log and every hand's history, which
+arrive together (`append(tournament, records, hands=...)`, one transaction), its snapshots, its
+registry entry and lease, and the used decks. Files are exports of it
+(`orchestrator.shell.export`).
+
 A backend is a shell: it reads the clock (lease expiry) and talks to its driver, translating
 driver errors at the boundary into `orchestrator.errors.StoreError` and its subclasses.
 """
@@ -9,14 +14,19 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from orchestrator.errors import StoreCorrupted
 from rng_service.store import DeckStore
 
 __all__ = [
+    "HAND_KEY_LIMIT",
     "Store",
+    "StoredHand",
     "check_batch",
+    "check_hand_page",
+    "check_hands",
     "check_limit",
     "check_tournament",
     "decode_meta",
@@ -26,19 +36,50 @@ __all__ = [
 ]
 
 
+HAND_KEY_LIMIT = 10**10  # table and hand numbers are below this (the Redis index pads to 10)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredHand:
+    """One finished hand's history as its table wrote it: the PHH section (`[hand]` and its
+    fields, `table_worker.phh.phhs_section`), keyed by (table, hand) in its tournament."""
+
+    table: int
+    hand: int
+    text: str
+
+
 class Store(Protocol):
-    """Per tournament: an append-only event log, the latest snapshot, a registry entry and an
-    ownership lease; plus the used-deck store. Synchronous; one thread at a time per instance.
+    """Per tournament: an append-only event log with the hand histories committed with it, the
+    latest snapshot, a registry entry and an ownership lease; plus the used-deck store.
+    Synchronous and thread-safe (calls on one instance are serialised where the backend needs
+    it), so a shell may write from a worker thread while its event loop reads.
 
     Every method may raise `StoreUnavailable` (backend unreachable). Records are JSON objects
     (dicts) each carrying its integer `seq`; the log of a tournament is 1, 2, 3, ... with no gap.
     """
 
-    def append(self, tournament: str, records: Sequence[dict[str, Any]]) -> None:
-        """Append a batch atomically, all or nothing. The first record's seq must be
-        `last_seq() + 1` and the batch consecutive; otherwise `LogConflict` and nothing is
-        written. An empty batch is a no-op. A record without an int `seq`, or a batch whose
-        seqs are not consecutive, is a programming error (`ValueError`)."""
+    def append(
+        self,
+        tournament: str,
+        records: Sequence[dict[str, Any]],
+        hands: Sequence[StoredHand] = (),
+    ) -> None:
+        """Append a batch of records and hand histories atomically (one transaction, one
+        fsync), all or nothing. The first record's seq must be `last_seq() + 1` and the batch
+        consecutive; otherwise `LogConflict` and nothing is written. A hand whose (table, hand)
+        is already stored with the same text is skipped (a retried report), with another text
+        `HandConflict` and nothing is written. An empty batch is a no-op; hands may come
+        without records. A record without an int `seq`, seqs not consecutive, or a hand whose
+        table or hand is not an int in 0..HAND_KEY_LIMIT-1 or whose text is not a str, is a
+        programming error (`ValueError`)."""
+        ...
+
+    def read_hands(
+        self, tournament: str, after: tuple[int, int] | None = None, limit: int | None = None
+    ) -> list[StoredHand]:
+        """The stored hand histories ordered by table then hand, those with (table, hand) >
+        `after` (all without it), at most `limit` of them: page with the last one's key."""
         ...
 
     def read(
@@ -117,6 +158,35 @@ def check_batch(records: Sequence[dict[str, Any]]) -> int:
     if seqs and seqs != list(range(seqs[0], seqs[0] + len(seqs))):
         raise ValueError(f"a batch's seqs must be consecutive, got {seqs}")
     return seqs[0] if seqs else 0
+
+
+def check_hands(hands: Sequence[StoredHand]) -> None:
+    """ValueError for a hand that no backend could key or store."""
+    for hand in hands:
+        if not isinstance(hand, StoredHand) or not isinstance(hand.text, str):
+            raise ValueError(f"a hand history is a StoredHand with a str text, got {hand!r:.200}")
+        for number in (hand.table, hand.hand):
+            if not isinstance(number, int) or isinstance(number, bool):
+                raise ValueError(f"a hand's table and number are ints, got {hand!r:.200}")
+            if not 0 <= number < HAND_KEY_LIMIT:
+                raise ValueError(
+                    f"a hand's table and number are 0..{HAND_KEY_LIMIT - 1}: {hand!r:.200}"
+                )
+
+
+def check_hand_page(after: tuple[int, int] | None, limit: int | None) -> tuple[int, int] | None:
+    """`after` as a (table, hand) pair, or None; ValueError for anything else."""
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be >= 0, got {limit}")
+    if after is None:
+        return None
+    table, hand = after
+    for number in (table, hand):
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise ValueError(f"after is a (table, hand) pair of ints, got {after!r}")
+        if not 0 <= number < HAND_KEY_LIMIT:
+            raise ValueError(f"after's table and hand are 0..{HAND_KEY_LIMIT - 1}: {after!r}")
+    return table, hand
 
 
 def check_limit(after: int, limit: int | None) -> None:

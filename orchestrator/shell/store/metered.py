@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from orchestrator.shell.store.base import Store
+from orchestrator.shell.store.base import Store, StoredHand
 from orchestrator.shell.store.redis_store import RedisStore
 from rng_service.store import DeckStore
 from rng_service.store.metered import MeteredDeckStore, StoreMetrics
@@ -25,14 +25,27 @@ class MeteredStore:
         self._metrics = metrics
         self._backend = "redis" if isinstance(store, RedisStore) else "sqlite"
         self._decks: DeckStore | None = None
-        metrics.start_at_zero("tournament", self._backend, ("append", "read", "last_seq"))
+        metrics.start_at_zero(
+            "tournament", self._backend, ("append", "read", "read_hands", "last_seq")
+        )
 
     def _timed(self, operation: str) -> Any:
         return self._metrics.timed("tournament", self._backend, operation)
 
-    def append(self, tournament: str, records: Sequence[dict[str, Any]]) -> None:
+    def append(
+        self,
+        tournament: str,
+        records: Sequence[dict[str, Any]],
+        hands: Sequence[StoredHand] = (),
+    ) -> None:
         with self._timed("append"):
-            self._store.append(tournament, records)
+            self._store.append(tournament, records, hands)
+
+    def read_hands(
+        self, tournament: str, after: tuple[int, int] | None = None, limit: int | None = None
+    ) -> list[StoredHand]:
+        with self._timed("read_hands"):
+            return self._store.read_hands(tournament, after, limit)
 
     def read(
         self, tournament: str, after: int = 0, limit: int | None = None

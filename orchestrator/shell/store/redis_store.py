@@ -6,6 +6,16 @@ Layout, per tournament T (the `{T}` hash tag keeps one tournament's keys in one 
   (a duplicate); the append script also refuses a gap, and checks before it writes anything,
   so a batch is all or nothing (a script runs atomically; Redis has no rollback, hence check
   first).
+- `mtt:{T}:hands`: a hash from `<table>:<hand>` (each zero-padded to 10 digits) to the hand's
+  PHH section, and `mtt:{T}:hand-index`, a sorted set of the same names at score 0, so they
+  read back ordered by table then hand (ZRANGEBYLEX), a page at a time. A hand is keyed by
+  what it is, not by when it came, so a retried report finds its hand in one HGET.
+- The append script writes the records and the hands they came with, checking everything
+  first (the next seq, every hand new or the same text): a group commit of many reports is
+  one script call. A script runs atomically and reaches the AOF as one MULTI/EXEC block
+  (Redis 7 propagates a script's writes wrapped in one), written and, with
+  `appendfsync always`, fsynced once before the reply; a torn AOF tail inside that block is
+  dropped when Redis loads the file, so a crash keeps all of the batch or none.
 - `mtt:{T}:snap`: a hash {seq, state}, the latest snapshot.
 - `mtt:{T}:lease`: the owner's name, set with SET NX PX; renew and release are Lua
   compare-and-set on the owner, so nobody extends or deletes a lease they no longer hold.
@@ -43,6 +53,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from orchestrator.errors import (
+    HandConflict,
     LogConflict,
     StoreCorrupted,
     StoreError,
@@ -52,7 +63,10 @@ from orchestrator.errors import (
 )
 from orchestrator.shell.errors import store_error
 from orchestrator.shell.store.base import (
+    StoredHand,
     check_batch,
+    check_hand_page,
+    check_hands,
     check_limit,
     check_tournament,
     decode_meta,
@@ -67,18 +81,39 @@ __all__ = ["REGISTRY_KEY", "RedisDurability", "RedisStore", "log_key"]
 REGISTRY_KEY = b"mtt:tournaments"
 _T = TypeVar("_T")
 
-# KEYS[1] the stream; ARGV[1] the first seq; ARGV[2..] the records' JSON. Returns
-# {1, new last} or {0, last} (refused: not the next seq). Nothing is written unless all is.
+# KEYS[1] the stream, KEYS[2] the hands hash, KEYS[3] the hands index; ARGV[1] the first seq,
+# ARGV[2] n, the number of records, ARGV[3..2+n] the records' JSON, then (name, text) pairs
+# of hands. Returns {1, new last}, {0, last} (refused: not the next seq) or {2, name} (refused:
+# that hand is stored with another text). Nothing is written unless all is.
 _APPEND = """
-local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local last = 0
-if #top > 0 then last = tonumber(string.match(top[1][1], '^(%d+)%-')) end
 local first = tonumber(ARGV[1])
-if first ~= last + 1 then return {0, last} end
-for i = 2, #ARGV do
-  redis.call('XADD', KEYS[1], string.format('%d-0', first + i - 2), 'r', ARGV[i])
+local n = tonumber(ARGV[2])
+if n > 0 then
+  local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  local last = 0
+  if #top > 0 then last = tonumber(string.match(top[1][1], '^(%d+)%-')) end
+  if first ~= last + 1 then return {0, last} end
 end
-return {1, first + #ARGV - 2}
+local batch = {}
+local new = {}
+for i = 3 + n, #ARGV, 2 do
+  local name, text = ARGV[i], ARGV[i + 1]
+  local there = batch[name] or redis.call('HGET', KEYS[2], name)
+  if there then
+    if there ~= text then return {2, name} end
+  else
+    batch[name] = text
+    new[#new + 1] = i
+  end
+end
+for i = 1, n do
+  redis.call('XADD', KEYS[1], string.format('%d-0', first + i - 1), 'r', ARGV[2 + i])
+end
+for _, i in ipairs(new) do
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+  redis.call('ZADD', KEYS[3], 0, ARGV[i])
+end
+return {1, first + n - 1}
 """
 
 # KEYS[1] the snapshot hash, KEYS[2] the stream; ARGV[1] seq, ARGV[2] state.
@@ -118,6 +153,10 @@ def _key(tournament: str, kind: str) -> bytes:
 def log_key(tournament: str) -> bytes:
     """The stream holding the tournament's event log."""
     return _key(tournament, "log")
+
+
+def _hand_name(table: int, hand: int) -> str:
+    return f"{table:010d}:{hand:010d}"
 
 
 def _seq_of(entry_id: bytes) -> int:
@@ -187,32 +226,70 @@ class RedisStore:
 
     # -- event log --------------------------------------------------------------------------
 
-    def append(self, tournament: str, records: Sequence[dict[str, Any]]) -> None:
+    def append(
+        self,
+        tournament: str,
+        records: Sequence[dict[str, Any]],
+        hands: Sequence[StoredHand] = (),
+    ) -> None:
         check_tournament(tournament)
         first = check_batch(records)
-        if not records:
+        check_hands(hands)
+        if not records and not hands:
             return
-        args: list[int | str] = [first, *(encode_record(r) for r in records)]
+        args: list[int | str] = [first, len(records), *(encode_record(r) for r in records)]
+        for hand in hands:
+            args += [_hand_name(hand.table, hand.hand), hand.text]
+        keys = [log_key(tournament), _key(tournament, "hands"), _key(tournament, "hand-index")]
         wait = self._wait_aof_ms > 0 and self.durability().waitaof
 
-        def run() -> tuple[list[int], list[int] | None]:
+        def run() -> tuple[list[Any], list[int] | None]:
             # One pipeline = one connection: WAITAOF waits for this connection's writes only.
             # Not MULTI: inside a transaction WAITAOF would not block.
             pipe = self._client.pipeline(transaction=False)
-            self._append(keys=[log_key(tournament)], args=args, client=pipe)
+            self._append(keys=keys, args=args, client=pipe)
             if wait:
                 pipe.waitaof(1, 0, self._wait_aof_ms)
             replies = pipe.execute()
             return replies[0], (replies[1] if wait else None)
 
-        (ok, last), synced = self._call(f"append to {tournament!r}", run)
-        if not ok:
-            raise LogConflict(tournament, last_seq=int(last), first_seq=first)
+        (verdict, detail), synced = self._call(f"append to {tournament!r}", run)
+        if verdict == 0:
+            raise LogConflict(tournament, last_seq=int(detail), first_seq=first)
+        if verdict == 2:
+            table, number = (int(part) for part in bytes(detail).split(b":"))
+            raise HandConflict(tournament, table=table, hand=number)
         if synced is not None and int(synced[0]) < 1:
             raise StoreUnavailable(
                 f"redis store: append to {tournament!r} at seq {first} is written but not "
                 f"fsynced to the AOF within {self._wait_aof_ms} ms: not known to be durable"
             )
+
+    def read_hands(
+        self, tournament: str, after: tuple[int, int] | None = None, limit: int | None = None
+    ) -> list[StoredHand]:
+        check_tournament(tournament)
+        start = check_hand_page(after, limit)
+        if limit == 0:
+            return []
+        low = "-" if start is None else f"({_hand_name(*start)}"
+        index = _key(tournament, "hand-index")
+
+        def run() -> tuple[list[bytes], list[bytes | None]]:
+            names: Any = self._client.zrangebylex(
+                index, low, "+", start=None if limit is None else 0, num=limit
+            )
+            texts: Any = self._client.hmget(_key(tournament, "hands"), names) if names else []
+            return names, texts
+
+        names, texts = self._call(f"read hands of {tournament!r}", run)
+        hands = []
+        for name, text in zip(names, texts, strict=True):
+            table, number = (int(part) for part in name.split(b":"))
+            if text is None:
+                raise StoreCorrupted(tournament, None, f"hand {name.decode()} has no history")
+            hands.append(StoredHand(table, number, bytes(text).decode()))
+        return hands
 
     def read(
         self, tournament: str, after: int = 0, limit: int | None = None

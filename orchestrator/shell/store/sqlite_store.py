@@ -8,7 +8,11 @@ alone loses nothing in either mode. The used-deck store (`decks`) lives in the s
 its own connection and keeps its own `NORMAL` (a lost deck record only burns decks).
 
 The log's key is (tournament, seq), unique, so a duplicate append is refused by SQLite itself
-even if the check before it were wrong. Leases store an absolute expiry read from this
+even if the check before it were wrong. Hand histories live in `hands`, keyed by (tournament,
+table, hand), written in the same transaction as the records they came with: a group commit of
+many reports is one `BEGIN IMMEDIATE .. COMMIT`, one fsync of the WAL. A process killed in the
+middle of it leaves frames without a commit record in the WAL, which SQLite ignores when the
+file is next opened: all of the batch or none. Leases store an absolute expiry read from this
 process's wall clock (`clock`), so every process sharing the file must have its clock in sync
 (same machine: trivially).
 """
@@ -24,6 +28,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from orchestrator.errors import (
+    HandConflict,
     LogConflict,
     StoreCorrupted,
     StoreError,
@@ -32,7 +37,10 @@ from orchestrator.errors import (
 )
 from orchestrator.shell.errors import store_error
 from orchestrator.shell.store.base import (
+    StoredHand,
     check_batch,
+    check_hand_page,
+    check_hands,
     check_limit,
     check_tournament,
     decode_meta,
@@ -50,6 +58,13 @@ CREATE TABLE IF NOT EXISTS events (
     seq INTEGER NOT NULL,
     record TEXT NOT NULL,               -- the JSON record, seq included
     UNIQUE (tournament, seq)            -- a duplicate is refused by SQLite itself
+);
+CREATE TABLE IF NOT EXISTS hands (
+    tournament TEXT NOT NULL,
+    tbl INTEGER NOT NULL,
+    hand INTEGER NOT NULL,
+    history TEXT NOT NULL,              -- the PHH section, as the table wrote it
+    PRIMARY KEY (tournament, tbl, hand)
 );
 CREATE TABLE IF NOT EXISTS snapshots (
     tournament TEXT PRIMARY KEY,
@@ -118,22 +133,34 @@ class SqliteStore:
 
     # -- event log --------------------------------------------------------------------------
 
-    def append(self, tournament: str, records: Sequence[dict[str, Any]]) -> None:
+    def append(
+        self,
+        tournament: str,
+        records: Sequence[dict[str, Any]],
+        hands: Sequence[StoredHand] = (),
+    ) -> None:
         check_tournament(tournament)
         first = check_batch(records)
-        if not records:
+        check_hands(hands)
+        if not records and not hands:
             return
         rows = [(tournament, r["seq"], encode_record(r)) for r in records]
         try:
             with self._transaction(f"append to {tournament!r}") as db:
-                (last,) = db.execute(
-                    "SELECT coalesce(max(seq), 0) FROM events WHERE tournament = ?",
-                    (tournament,),
-                ).fetchone()
-                if first != last + 1:
-                    raise LogConflict(tournament, last_seq=last, first_seq=first)
+                if records:
+                    (last,) = db.execute(
+                        "SELECT coalesce(max(seq), 0) FROM events WHERE tournament = ?",
+                        (tournament,),
+                    ).fetchone()
+                    if first != last + 1:
+                        raise LogConflict(tournament, last_seq=last, first_seq=first)
+                new = self._new_hands(db, tournament, hands)
                 db.executemany(
                     "INSERT INTO events (tournament, seq, record) VALUES (?, ?, ?)", rows
+                )
+                db.executemany(
+                    "INSERT INTO hands (tournament, tbl, hand, history) VALUES (?, ?, ?, ?)",
+                    [(tournament, h.table, h.hand, h.text) for h in new],
                 )
         except StoreError as exc:
             if isinstance(exc.__cause__, sqlite3.IntegrityError):
@@ -142,6 +169,43 @@ class SqliteStore:
                     tournament, last_seq=self.last_seq(tournament), first_seq=first
                 ) from exc
             raise
+
+    @staticmethod
+    def _new_hands(
+        db: sqlite3.Connection, tournament: str, hands: Sequence[StoredHand]
+    ) -> list[StoredHand]:
+        """The hands not stored yet; HandConflict for one stored (or earlier in the batch)
+        with another text."""
+        seen: dict[tuple[int, int], str] = {}
+        new = []
+        for hand in hands:
+            key = (hand.table, hand.hand)
+            there = seen.get(key)
+            if there is None:
+                row = db.execute(
+                    "SELECT history FROM hands WHERE tournament = ? AND tbl = ? AND hand = ?",
+                    (tournament, *key),
+                ).fetchone()
+                there = None if row is None else row[0]
+            if there is None:
+                new.append(hand)
+            elif there != hand.text:
+                raise HandConflict(tournament, table=hand.table, hand=hand.hand)
+            seen[key] = hand.text
+        return new
+
+    def read_hands(
+        self, tournament: str, after: tuple[int, int] | None = None, limit: int | None = None
+    ) -> list[StoredHand]:
+        check_tournament(tournament)
+        table, hand = check_hand_page(after, limit) or (-1, -1)
+        rows = self._query(
+            f"read hands of {tournament!r}",
+            "SELECT tbl, hand, history FROM hands WHERE tournament = ? AND (tbl, hand) > (?, ?) "
+            "ORDER BY tbl, hand LIMIT ?",
+            (tournament, table, hand, -1 if limit is None else limit),
+        )
+        return [StoredHand(t, h, text) for t, h, text in rows]
 
     def read(
         self, tournament: str, after: int = 0, limit: int | None = None
