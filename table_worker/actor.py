@@ -4,10 +4,16 @@ It deals exactly the hand the orchestrator describes (seats, stacks, button, bli
 fresh deck from the deck service for every hand (validated by the client: a fouled deck is
 never dealt), lets the seats' bots act, appends the hand to its `.phhs` file, reports it and
 plays on with the directive it gets back, until told to close.
+
+While the deck service is away (restarting, unreachable), the table waits at its hand
+boundary for its next deck for as long as it takes, and says so in its log every
+`DECK_WAIT_SECONDS`: nothing is dealt, so nothing is voided, and the orchestrator has no
+failed loop to restart it for.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from pathlib import Path
@@ -15,7 +21,8 @@ from typing import Any
 
 import ray
 
-from rng_service.client import BlockingDeckClient
+from rng_service.client import BlockingDeckClient, DeckServiceUnavailable
+from rng_service.deck import ServedDeck
 from table_worker.bots import Bot, SittingOut, make_bot
 from table_worker.engine import Decision, Hand, HandSetup, LegalActions
 from table_worker.errors import IllegalAction
@@ -28,6 +35,9 @@ from table_worker.session import PlayedHand
 # backing off to MAX_WAIT_SECONDS so a long pause costs the orchestrator little.
 WAIT_SECONDS = 0.02
 MAX_WAIT_SECONDS = 0.25
+DECK_WAIT_SECONDS = 30.0  # one wait for a deck; then the table says it waits, and waits on
+
+log = logging.getLogger(__name__)
 
 
 class Table:
@@ -47,8 +57,9 @@ class Table:
     ) -> None:
         self.table = table
         self._orchestrator = orchestrator
+        self._deck_target = deck_target
         self._decks = BlockingDeckClient(
-            deck_target, tournament_id=tournament_id, table_id=str(table)
+            deck_target, tournament_id=tournament_id, table_id=str(table), wait=DECK_WAIT_SECONDS
         )
         Path(hands_dir).mkdir(parents=True, exist_ok=True)
         self._history = open(  # noqa: SIM115 - open for the actor's whole life
@@ -96,7 +107,7 @@ class Table:
 
     def play(self, spec: NextHand) -> HandReport:
         started = time.perf_counter()
-        served = self._decks.next_deck()
+        served = self._next_deck(spec.hand)
         deck_wait = time.perf_counter() - started
         hand = Hand(HandSetup.of(spec), served.cards)
         names = {seat: player for seat, player, _ in spec.seats}
@@ -139,6 +150,32 @@ class Table:
                 fouled_decks=fouled,
             ),
         )
+
+    def _next_deck(self, hand: int) -> ServedDeck:
+        """The deck of the next hand, waiting for the deck service as long as it is away."""
+        since, waited = time.monotonic(), False
+        while True:
+            try:
+                deck = self._decks.next_deck()
+            except DeckServiceUnavailable as exc:
+                waited = True
+                log.warning(
+                    "table %d waits at its boundary for the deck of hand %d (%.0fs so far): %s",
+                    self.table,
+                    hand,
+                    time.monotonic() - since,
+                    exc,
+                )
+                continue
+            if waited:
+                log.warning(
+                    "table %d has its deck from %s again after %.0fs; hand %d is dealt",
+                    self.table,
+                    self._deck_target,
+                    time.monotonic() - since,
+                    hand,
+                )
+            return deck
 
     @staticmethod
     def _act_remote(

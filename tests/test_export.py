@@ -302,3 +302,17 @@ def test_mtt_replay_reads_an_empty_hand_file_and_names_where_a_torn_one_breaks(
     assert str(table) in torn.stderr and "it breaks in the hand from line " in torn.stderr
     with pytest.raises(UnreadableRun, match="cut off by a crash"):
         read_hand_files(run / "hands")
+
+
+def test_mtt_run_refuses_to_overwrite_an_earlier_runs_folder_unless_forced(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "hands").mkdir()
+    (tmp_path / "hands" / "table-0001.phhs").write_text("[1]\n")
+    (tmp_path / "events.jsonl").write_text('{"seq":1}\n')
+    root = Path(__file__).resolve().parent.parent
+    done = mtt("run", str(root / "examples/single-table-9.toml"), "--out", str(tmp_path))
+    assert done.returncode == 2, done.stderr
+    assert "holds an earlier run's files (events.jsonl, hands/ (1 PHH file))" in done.stderr
+    assert "--force" in done.stderr and (tmp_path / "events.jsonl").read_text() == '{"seq":1}\n'
+    assert "--force" in mtt("run", "--help").stdout

@@ -36,6 +36,12 @@ def register(
     run.add_argument("--seed", type=int, help="RNG seed (default: random, printed)")
     run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
     run.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite an earlier run's files in the output folder (refused without it; the "
+        "store keeps that run's log either way, and mtt export writes its files again)",
+    )
+    run.add_argument(
         "--store",
         help="store URL for the event log and the used decks, redis://host:port/db or "
         "sqlite:///path.db (default: sqlite store.db in the output folder)",
@@ -230,6 +236,7 @@ def _run(args: argparse.Namespace) -> int:
         ui=ui,
         metrics=metrics,
         deck_metrics_port=args.deck_metrics_port,
+        force=args.force,
     )
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
