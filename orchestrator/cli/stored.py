@@ -1,5 +1,5 @@
-"""`mtt export`: a run from the store, the tournament's only record. Argument parsing; the
-work is in `orchestrator.shell.run_export`."""
+"""`mtt export` and `mtt resume`: a run from the store, the tournament's only record. Argument
+parsing; the work is in `orchestrator.shell.run_export` and `orchestrator.shell.resume`."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from orchestrator.cli.args import port_number
+from orchestrator.errors import TournamentStateError
 
 if TYPE_CHECKING:
     from orchestrator.shell.run_export import Exported
@@ -32,6 +35,39 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export.add_argument("dir", type=Path, help="the folder to write")
     export.add_argument("--force", action="store_true", help="overwrite another run's files in DIR")
     export.set_defaults(handler=_export)
+
+    resume = commands.add_parser(
+        "resume",
+        help="carry on a tournament whose driver, Ray head or machine died, from the store",
+        description="Rebuild a tournament from the store its run used and play it to the end: "
+        "a deck service on the same store (no deck repeats), Ray (local, or --ray-address), the "
+        "run's orchestrator rebuilt from its log, every table restarted with the hand it was "
+        "playing voided (stacks back to the start of that hand); then its files are written "
+        "from the store (as mtt export). Waits for the lost orchestrator's lease to lapse "
+        "(30 s at most). Exit 0 finished, 3 cancelled, 1 refused (its orchestrator is alive "
+        "elsewhere), 2 not found or unreadable.",
+    )
+    resume.add_argument("--store", required=True, metavar="URL", help=STORE_HELP)
+    resume.add_argument("tournament", help=TOURNAMENT_HELP)
+    resume.add_argument("--ray-address", help="an existing Ray cluster (default: local)")
+    resume.add_argument(
+        "--out", type=Path, help="where its files go (default: the run's own folder)"
+    )
+    resume.add_argument(
+        "--deck", metavar="HOST:PORT", help="a running deck service on the same store"
+    )
+    resume.add_argument(
+        "--force", action="store_true", help="--out may hold another run's files: overwrite"
+    )
+    resume.add_argument(
+        "--metrics-port", type=port_number, help="serve the tournament's /metrics on this port"
+    )
+    resume.add_argument("--ui-port", type=port_number, help="serve the live view on this port")
+    resume.add_argument("--ui-host", default="127.0.0.1", help="its address (127.0.0.1)")
+    resume.add_argument(
+        "--operator-token-file", type=Path, metavar="FILE", help="the operator credential"
+    )
+    resume.set_defaults(handler=_resume, wait_for_start=False, ui_linger=0.0)
 
 
 def summary(exported: Exported, indent: str = "") -> list[str]:
@@ -79,3 +115,42 @@ def _export(args: argparse.Namespace) -> int:
     print("\n".join(summary(exported)))
     print_notes(exported)
     return 0
+
+
+def _resume(args: argparse.Namespace) -> int:
+    from orchestrator.cli.run import ui_options
+    from orchestrator.shell.driver import MetricsEndpoint, ProgressLine
+    from orchestrator.shell.resume import ResumeOptions, resume_tournament
+
+    options = ResumeOptions(
+        store=args.store,
+        tournament=args.tournament,
+        out=args.out,
+        ray_address=args.ray_address,
+        deck=args.deck,
+        force=args.force,
+        metrics=None if args.metrics_port is None else MetricsEndpoint(port=args.metrics_port),
+        ui=ui_options(args),
+    )
+    try:
+        done = resume_tournament(options, progress=ProgressLine(sys.stdout))
+    except TournamentStateError as exc:
+        print(f"mtt resume: refused: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\nstopped; `mtt resume --store {args.store} ...` again", file=sys.stderr)
+        return 130
+    results = done.results
+    if done.was_over:
+        print(f"{done.stream} was over already; its files are written again")
+    elif "cancelled" in results:
+        print(f"\n{done.stream} was cancelled ({results['cancelled']}) after {done.hands} hands")
+    else:
+        winner = results["places"][0]
+        print(
+            f"\n{winner['player']} wins {done.stream} after {done.hands} hands "
+            f"({done.seconds:.1f}s since the resume); prize pool {results['prize_pool']}"
+        )
+    print("\n".join(summary(done.exported)))
+    print_notes(done.exported)
+    return 3 if "cancelled" in results else 0
