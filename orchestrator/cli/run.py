@@ -324,7 +324,8 @@ def _bench(args: argparse.Namespace) -> int:
     from orchestrator.shell.driver import RunOptions, run_tournament
 
     config = load_config(args.config).with_players(args.players)
-    options = RunOptions(out=args.out, seed=args.seed, ray_logs=not args.json)
+    # A benchmark's folder is scratch: each run overwrites the last.
+    options = RunOptions(out=args.out, seed=args.seed, ray_logs=not args.json, force=True)
     summary = run_tournament(config, options)
     wall = sorted(w for w, _ in summary.report_seconds)
     cpu = sorted(c for _, c in summary.report_seconds)

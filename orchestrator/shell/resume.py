@@ -6,17 +6,17 @@ The store holds the run: its registry entry (folder, seed), its snapshots and it
 1. reads the run's log whole (`run_export.read_log`: a gap or a record the store cannot read
    is refused, naming the tournament and the seq) and rebuilds the core from it, as its
    orchestrator will, to know the config and whether anything is left to play;
-2. starts a deck service on the same store (the used decks are there: no deck is dealt
-   twice) and Ray (local, or the cluster given);
-3. if the run's orchestrator is still alive on that cluster (only the driver died), follows
-   it; otherwise waits for the lost orchestrator's ownership lease to lapse (a live one
-   renews it: then the tournament is not lost, and resuming is refused), writes the run's
-   folder from the store so far (the new tables append to those hand files), and launches the
-   orchestrator actor again with the same run id: it finds its log, rebuilds itself
-   (snapshot + tail) and, finding no live table actor, restarts every table, voiding the
-   hand each was playing (TDA: stacks back to the start of that hand,
-   `Tournament.table_lost`). Side events not yet over are launched again first, the same
-   way, so it finds them by name;
+2. takes the run over: waits for the lost orchestrator's ownership lease to lapse (a live one
+   renews it: then the tournament is not lost, and resuming is refused) and writes the run's
+   folder from the store so far, for the new tables to append their hands to. On a cluster
+   given (`--ray-address`) its orchestrator may still be alive there (only the driver died):
+   then it is found by name and followed, and this step is skipped;
+3. starts a deck service on the same store (the used decks are there: no deck is dealt
+   twice) and Ray, and launches the run's orchestrator actor again with the same run id: it
+   finds its log, rebuilds itself (snapshot + tail) and, finding no live table actor,
+   restarts every table, voiding the hand each was playing (TDA: stacks back to the start of
+   that hand, `Tournament.table_lost`). Side events not yet over are launched again first,
+   the same way, so it finds them by name;
 4. follows it to the end like `mtt run` (progress line, live view, metrics), then writes the
    run's folder again from the store (`export_run`).
 """
@@ -47,6 +47,7 @@ from orchestrator.shell.driver import (
 from orchestrator.shell.run_control import StoreEventSource
 from orchestrator.shell.run_export import (
     Exported,
+    check_folder,
     export_run,
     find_run,
     open_existing_store,
@@ -122,7 +123,14 @@ def _resume(
         results = core.results(seconds=0.0)
         return Resumed(stream, results, core.hands, 0.0, exported, True, False)
     seed = int(meta["seed"])
-    # STEP 2: the deck service on the same store, Ray.
+    if not options.force:
+        check_folder(out, first_record=records[0])  # refused before anything starts
+    sides = _unfinished_sides(store, stream, records)
+    local = not options.ray_address or options.ray_address == "local"
+    # STEP 2: the run taken over (on a cluster given, once its orchestrator is not found there).
+    if local:  # a cluster of our own: the run's orchestrator cannot be alive in it
+        _take_over(store, stream, [stream, *sides.values()], out, options)
+    # STEP 3: the deck service on the same store, Ray, the orchestrator.
     follower = RunFollower(
         tournament_id, StoreEventSource(options.store, stream), options.metrics, progress
     )
@@ -135,14 +143,12 @@ def _resume(
     ):
         from orchestrator.shell.orchestrators import OrchestratorHandle
 
-        # STEP 3: its orchestrator, followed where it lives, else launched again from the log.
-        orchestrator = OrchestratorHandle.find(tournament_id)
+        # Its orchestrator, followed where it lives, else launched again from the log.
+        orchestrator = None if local else OrchestratorHandle.find(tournament_id)
         followed = orchestrator is not None
         if orchestrator is None:
-            sides = _unfinished_sides(store, stream, records)
-            _wait_for_leases(store, [stream, *sides.values()], options.lease_patience)
-            for note in export_run(store, stream, out, force=options.force).notes:
-                say(f"note: {note}")
+            if not local:
+                _take_over(store, stream, [stream, *sides.values()], out, options)
             say(
                 f"resuming {stream} from seq {records[-1]['seq']} ({core.hands} hands "
                 f"played): the hands in progress are voided, every table restarts"
@@ -205,6 +211,16 @@ def _unfinished_sides(store: Store, stream: str, records: list[dict[str, Any]]) 
 def _side_players(records: list[dict[str, Any]], event: int) -> tuple[str, ...]:
     started = next(r for r in records if r["type"] == "side_event_started" and r["event"] == event)
     return tuple(started["players"])
+
+
+def _take_over(
+    store: Store, stream: str, streams: list[str], out: Path, options: ResumeOptions
+) -> None:
+    """Once no orchestrator holds the run: its folder written from the store so far (a hand
+    a crash cut off left out), for the new tables and the new orchestrator to go on with."""
+    _wait_for_leases(store, streams, options.lease_patience)
+    for note in export_run(store, stream, out, force=True).notes:
+        say(f"note: {note}")
 
 
 def _wait_for_leases(store: Store, streams: list[str], patience: float) -> None:
