@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,12 @@ class Table:
         self._remote = (
             None
             if gateway is None
-            else RemoteSeats(gateway, tournament_id=tournament_id, table=table)
+            else RemoteSeats(
+                gateway,
+                tournament_id=tournament_id,
+                table=table,
+                lookup=gateway_lookup(gateway) if gateway.book else None,
+            )
         )
         self.hands_played = 0
         self._running = False
@@ -207,6 +213,45 @@ class Table:
                 self._remote.close()
 
 
+class GatewayBook:
+    """Where the front door's table gateway is now (`GatewaySettings.book` names this actor):
+    a front door publishes its gateway's address and secret at its start, so the tables of
+    the tournaments it takes over, which outlived the one before it, find the new gateway."""
+
+    def __init__(self) -> None:
+        self._current: tuple[str, str] | None = None
+
+    def publish(self, target: str, secret: str) -> None:
+        self._current = (target, secret)
+
+    def current(self) -> tuple[str, str] | None:
+        return self._current
+
+
+def gateway_lookup(settings: GatewaySettings) -> Callable[[], GatewaySettings | None]:
+    """Ask the gateway book named in `settings` where the gateway is now (None: no book, or
+    nothing published)."""
+
+    def lookup() -> GatewaySettings | None:
+        try:
+            book = ray.get_actor(settings.book)
+            found: Any = ray.get(book.current.remote(), timeout=BOOK_SECONDS)
+        except ValueError:  # no such actor: no front door published one
+            return None
+        except ray.exceptions.RayError as exc:
+            log.warning("the gateway book %s does not answer: %s", settings.book, exc)
+            return None
+        if found is None:
+            return None
+        target, secret = found
+        return GatewaySettings(target, secret, settings.action_seconds, settings.book)
+
+    return lookup
+
+
+BOOK_SECONDS = 5.0  # a lookup in the gateway book waits this long at most
+
+
 def hash_index(name: str, size: int) -> int:
     """A stable index from a name (Python's own hash() changes between processes)."""
     return sum(name.encode()) % size
@@ -214,3 +259,4 @@ def hash_index(name: str, size: int) -> int:
 
 # Typed as Any: Ray's decorator hides the class behind its own proxy type.
 TableActor: Any = ray.remote(num_cpus=0, max_restarts=0)(Table)
+GatewayBookActor: Any = ray.remote(num_cpus=0)(GatewayBook)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -53,7 +54,7 @@ def session_processes(session: int) -> list[psutil.Process]:
     return found
 
 
-def kill_the_whole_run(run: subprocess.Popen[bytes]) -> None:
+def kill_the_whole_run(run: subprocess.Popen[Any]) -> None:
     """SIGKILL to `mtt run`'s process group (driver, deck service, Ray and its workers), then
     to anything of its session that lives on (by pid), so no Ray process survives."""
     os.killpg(run.pid, signal.SIGKILL)
