@@ -273,8 +273,23 @@ def test_export_leaves_out_a_hand_a_crash_cut_off_and_says_where(tmp_path: Path,
     done = export_run(store, RUN, tmp_path / "export")
     store.close()
     assert done.complete and not done.finished
-    assert [n for n in done.notes if f"{files[0]}:" in n and "a hand cut off" in n]
+    (note,) = done.notes
+    assert note.startswith(f"{files[0]}:") and "hand 99, cut off by a crash before it" in note
     assert not (tmp_path / "export" / "hands" / "table-0009.phhs").exists()
+
+
+def test_export_refuses_a_logged_hand_whose_history_breaks_naming_the_file_and_line(
+    tmp_path: Path, url: str
+) -> None:
+    store = open_store(url)
+    play(store, tmp_path / "run", hands=12)
+    store.close()
+    table = sorted((tmp_path / "run" / "hands").glob("*.phhs"))[0]
+    text = table.read_text()
+    table.write_text(text[: len(text) - 40])  # its last hand, logged, cut short
+    done = mtt("export", "--store", url, "cup-3", str(tmp_path / "export"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"mtt export: {table}:" in done.stderr and "breaks here" in done.stderr
 
 
 def test_mtt_replay_reads_an_empty_hand_file_and_names_where_a_torn_one_breaks(

@@ -1,8 +1,11 @@
 """`mtt run`: one whole tournament of bots on Ray, from config to results.
 
-The driver starts what the run needs (the deck service as a child process, local Ray on
-127.0.0.1), creates the orchestrator and one actor per table, shows progress, and writes
-results.json. All Ray calls on tables are made here and in `table_worker.actor`.
+The driver starts what the run needs (the deck service as a child process, supervised and
+dying with the driver, `shell.decks`; local Ray on 127.0.0.1), creates the orchestrator,
+which creates one actor per table, and follows the run's log in the store (`RunFollower`: the
+progress line, the metrics, the live view), wherever the actors run. It refuses an output
+folder holding an earlier run's files unless told (`force`). `mtt resume` (`shell.resume`)
+uses the same parts to carry a run on from the store.
 """
 
 from __future__ import annotations

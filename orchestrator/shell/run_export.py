@@ -15,8 +15,9 @@ cannot read (a corrupted or truncated SQLite file), naming the stream and the se
 - `side-events/N/`: each side event the log started (RB-6), from its own stream of the run.
 
 The hand histories come through one seam, `read_hands`: until the store holds them (issue 15,
-branch `storewrite`), it reads the `.phhs` files the run's tables wrote on this machine, and
-leaves out a section a crash cut off (its hand never reached the log).
+branch `storewrite`), it reads the `.phhs` files the run's tables wrote on this machine. A
+section a crash cut off whose hand never reached the log is left out (with a note); one of a
+logged hand is refused (`UnreadableRun`, naming the file and line).
 """
 
 from __future__ import annotations
@@ -42,10 +43,12 @@ from orchestrator.errors import (
     StoreError,
     StoreUnavailable,
     UnknownTournament,
+    UnreadableRun,
 )
 from orchestrator.shell.store import Store, open_store
 
 __all__ = [
+    "BrokenHand",
     "Exported",
     "StoredHand",
     "check_folder",
@@ -196,9 +199,20 @@ class StoredHand:
     where: str  # where it was read, for messages
 
 
+@dataclass(frozen=True, slots=True)
+class BrokenHand:
+    """A section that does not parse: which hand it was, as far as its file and header say."""
+
+    table: int | None
+    hand: int | None
+    where: str
+    why: str
+
+
 @dataclass(slots=True)
 class HandsRead:
     hands: list[StoredHand] = field(default_factory=list)
+    broken: list[BrokenHand] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what was left out, and why
 
 
@@ -208,8 +222,9 @@ def read_hands(store: Store, stream: str, written_to: Path | None = None) -> Han
     Once the store holds them (branch `storewrite`: each hand committed with its hand's
     events), this reads them from `store` for `stream` and `written_to` goes. Until then
     they are the `.phhs` files the run's tables wrote on this machine: `written_to/hands/`
-    (default: the run's `out` folder from the registry). Sections that do not parse (a
-    section a crash cut off) are left out, with a note naming the file and line."""
+    (default: the run's `out` folder from the registry); a section that does not parse (one a
+    crash cut off) is `broken`, named by its file (`table-NNNN.phhs`), header (`[hand]`) and
+    line."""
     if written_to is None:
         out = store.meta(stream).get("out")
         if not out:
@@ -225,6 +240,8 @@ def read_hands(store: Store, stream: str, written_to: Path | None = None) -> Han
 
 
 _HEADER = re.compile(r"^\[[^\]\n]+\][ \t]*$", re.MULTILINE)
+_TABLE_FILE = re.compile(r"^table-(\d+)\.phhs$")
+_HAND_HEADER = re.compile(r"^\[(\d+)\]")
 
 
 def _read_phhs(path: Path, found: HandsRead) -> None:
@@ -242,7 +259,16 @@ def _read_phhs(path: Path, found: HandsRead) -> None:
         try:
             parsed = tomllib.loads(chunk)
         except tomllib.TOMLDecodeError as exc:
-            found.notes.append(f"{path}:{line}: a hand cut off ({exc}), left out")
+            table = _TABLE_FILE.match(path.name)
+            hand = _HAND_HEADER.match(chunk)
+            found.broken.append(
+                BrokenHand(
+                    int(table.group(1)) if table else None,
+                    int(hand.group(1)) if hand else None,
+                    f"{path}:{line}",
+                    str(exc),
+                )
+            )
             continue
         fields: Any = next(iter(parsed.values()), {})
         table = fields.get("table") if isinstance(fields, dict) else None
@@ -335,6 +361,16 @@ def export_run(
     logged = {(r["table"], r["hand"]) for r in records if r["type"] == "hand_finished"}
     by_table: dict[int, dict[int, StoredHand]] = {}
     notes = list(found.notes)
+    for broken in found.broken:
+        if (broken.table, broken.hand) in logged or broken.table is None or broken.hand is None:
+            raise UnreadableRun(
+                f"{broken.where}: the history of table {broken.table} hand {broken.hand} "
+                f"breaks here ({broken.why})"
+            )
+        notes.append(  # dealt, then the crash: its report never reached the log
+            f"{broken.where}: table {broken.table} hand {broken.hand}, cut off by a crash "
+            "before it was logged, left out"
+        )
     for hand in found.hands:
         if (hand.table, hand.hand) not in logged:
             continue  # voided: dealt, but its report never reached the log
