@@ -20,6 +20,7 @@ from typing import Any
 from orchestrator.core.replay import load_snapshot, rebuild
 from orchestrator.errors import RecoveryError, TournamentStateError, UnknownTournament
 from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.run_export import read_log
 from orchestrator.shell.store import Store
 
 __all__ = ["Cancelled", "cancel_in_store", "find_stream"]
@@ -64,7 +65,7 @@ def cancel_in_store(store: Store, stream: str, reason: str, *, now: float) -> Ca
         if found is None or "seed" not in meta:
             raise RecoveryError(f"{stream} has no opening snapshot to rebuild from")
         after, base = found[0], load_snapshot(found[1])
-        tail = store.read(stream, after=after)
+        tail = read_log(store, stream, after=after)  # a gap is refused, naming the seq
         tournament = rebuild(
             base.config,
             [],
