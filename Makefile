@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	touch $@
 
 demo: setup
-	$(VENV)/bin/mtt run examples/freezeout-1000.toml --out out/demo
+	$(VENV)/bin/mtt run examples/freezeout-1000.toml --out out/demo --force
 
 # Servers the tests start themselves (redis-server), the headless browser the UI tests drive
 # (chromium, chromium-driver), Prometheus (with promtool), which checks the alert rules and

@@ -6,6 +6,8 @@ Hierarchy::
     ├── ConfigError                    a tournament config that cannot run: unknown keys,
     │                                  impossible values (orchestrator.core.config)
     ├── UnreadableRun                  a run's files that `mtt replay` cannot read (file, line)
+    ├── FolderInUse                    an output folder holding another run's files (`mtt run
+    │                                  --out`, `mtt export DIR`): refused unless told (--force)
     ├── RecoveryError                  a restarted orchestrator cannot rebuild the tournament
     │                                  from its log: replaying it decides something else (names
     │                                  the seq), or the log cannot be made whole again
@@ -106,6 +108,7 @@ __all__ = [
     "BadStoreUrl",
     "ConfigError",
     "FloorError",
+    "FolderInUse",
     "HandConflict",
     "InsufficientFundsError",
     "InvalidAmountError",
@@ -346,6 +349,11 @@ class UnknownTournament(StoreError, LookupError):
 class UnreadableRun(OrchestratorError):
     """`mtt replay`: a run's file is missing or cannot be parsed; the message names the file
     and line."""
+
+
+class FolderInUse(OrchestratorError):
+    """An output folder that holds the files of another run: writing there would delete them
+    (the message names the folder and what is in it)."""
 
 
 class RecoveryError(OrchestratorError):

@@ -6,17 +6,25 @@ never dealt), lets the seats' bots act, reports the hand with its history (PHH) 
 with the directive it gets back, until told to close. It writes no file: the hand's history
 travels in the report, and the orchestrator stores it with the hand's events (DESIGN.md
 "Stores: the store is the record"), so a node's disk holds nothing of the tournament.
+
+While the deck service is away (restarting, unreachable), the table waits at its hand
+boundary for its next deck for as long as it takes, and says so in its log every
+`DECK_WAIT_SECONDS`: nothing is dealt, so nothing is voided, and the orchestrator has no
+failed loop to restart it for.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import ray
 
-from rng_service.client import BlockingDeckClient
+from rng_service.client import BlockingDeckClient, DeckServiceUnavailable
+from rng_service.deck import ServedDeck
 from table_worker.bots import Bot, SittingOut, make_bot, policy_for
 from table_worker.engine import Decision, Hand, HandSetup, LegalActions
 from table_worker.errors import IllegalAction
@@ -29,6 +37,9 @@ from table_worker.session import PlayedHand
 # backing off to MAX_WAIT_SECONDS so a long pause costs the orchestrator little.
 WAIT_SECONDS = 0.02
 MAX_WAIT_SECONDS = 0.25
+DECK_WAIT_SECONDS = 30.0  # one wait for a deck; then the table says it waits, and waits on
+
+log = logging.getLogger(__name__)
 
 
 class Table:
@@ -47,8 +58,9 @@ class Table:
     ) -> None:
         self.table = table
         self._orchestrator = orchestrator
+        self._deck_target = deck_target
         self._decks = BlockingDeckClient(
-            deck_target, tournament_id=tournament_id, table_id=str(table)
+            deck_target, tournament_id=tournament_id, table_id=str(table), wait=DECK_WAIT_SECONDS
         )
         self._bot_policies = bots
         self._seed = seed
@@ -58,7 +70,12 @@ class Table:
         self._remote = (
             None
             if gateway is None
-            else RemoteSeats(gateway, tournament_id=tournament_id, table=table)
+            else RemoteSeats(
+                gateway,
+                tournament_id=tournament_id,
+                table=table,
+                lookup=gateway_lookup(gateway) if gateway.book else None,
+            )
         )
         self.hands_played = 0
         self._running = False
@@ -93,7 +110,7 @@ class Table:
 
     def play(self, spec: NextHand) -> HandReport:
         started = time.perf_counter()
-        served = self._decks.next_deck()
+        served = self._next_deck(spec.hand)
         deck_wait = time.perf_counter() - started
         hand = Hand(HandSetup.of(spec), served.cards)
         names = {seat: player for seat, player, _ in spec.seats}
@@ -136,6 +153,32 @@ class Table:
             history=phhs_section(played),
         )
 
+    def _next_deck(self, hand: int) -> ServedDeck:
+        """The deck of the next hand, waiting for the deck service as long as it is away."""
+        since, waited = time.monotonic(), False
+        while True:
+            try:
+                deck = self._decks.next_deck()
+            except DeckServiceUnavailable as exc:
+                waited = True
+                log.warning(
+                    "table %d waits at its boundary for the deck of hand %d (%.0fs so far): %s",
+                    self.table,
+                    hand,
+                    time.monotonic() - since,
+                    exc,
+                )
+                continue
+            if waited:
+                log.warning(
+                    "table %d has its deck from %s again after %.0fs; hand %d is dealt",
+                    self.table,
+                    self._deck_target,
+                    time.monotonic() - since,
+                    hand,
+                )
+            return deck
+
     @staticmethod
     def _act_remote(
         remote: RemoteSeats, number: int, hand: Hand, legal: LegalActions, names: dict[int, str]
@@ -166,5 +209,45 @@ class Table:
                 self._remote.close()
 
 
+class GatewayBook:
+    """Where the front door's table gateway is now (`GatewaySettings.book` names this actor):
+    a front door publishes its gateway's address and secret at its start, so the tables of
+    the tournaments it takes over, which outlived the one before it, find the new gateway."""
+
+    def __init__(self) -> None:
+        self._current: tuple[str, str] | None = None
+
+    def publish(self, target: str, secret: str) -> None:
+        self._current = (target, secret)
+
+    def current(self) -> tuple[str, str] | None:
+        return self._current
+
+
+def gateway_lookup(settings: GatewaySettings) -> Callable[[], GatewaySettings | None]:
+    """Ask the gateway book named in `settings` where the gateway is now (None: no book, or
+    nothing published)."""
+
+    def lookup() -> GatewaySettings | None:
+        try:
+            book = ray.get_actor(settings.book)
+            found: Any = ray.get(book.current.remote(), timeout=BOOK_SECONDS)
+        except ValueError:  # no such actor: no front door published one
+            return None
+        except ray.exceptions.RayError as exc:
+            log.warning("the gateway book %s does not answer: %s", settings.book, exc)
+            return None
+        if found is None:
+            return None
+        target, secret = found
+        return GatewaySettings(target, secret, settings.action_seconds, settings.book)
+
+    return lookup
+
+
+BOOK_SECONDS = 5.0  # a lookup in the gateway book waits this long at most
+
+
 # Typed as Any: Ray's decorator hides the class behind its own proxy type.
 TableActor: Any = ray.remote(num_cpus=0, max_restarts=0)(Table)
+GatewayBookActor: Any = ray.remote(num_cpus=0)(GatewayBook)

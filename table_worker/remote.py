@@ -10,7 +10,8 @@ as a player who is Out (OUT-1, OUT-3: check, else fold) and the hand goes on.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import grpc
 
@@ -31,7 +32,7 @@ from table_worker.events import (
     UncalledReturned,
 )
 
-__all__ = ["GatewaySettings", "RemoteSeats", "public_actions", "public_state"]
+__all__ = ["GatewaySettings", "Lookup", "RemoteSeats", "public_actions", "public_state"]
 
 log = logging.getLogger(__name__)
 
@@ -40,11 +41,25 @@ GATEWAY_MARGIN_SECONDS = 5.0  # beyond the action time limit, before the table g
 
 @dataclass(frozen=True, slots=True)
 class GatewaySettings:
-    """Where the front door's table gateway listens, and the secret it expects."""
+    """Where the front door's table gateway listens, and the secret it expects. `book` names
+    where the front door publishes its gateway (a Ray actor, `table_worker.actor.GatewayBook`):
+    a front door restarted on the same cluster listens elsewhere with another secret, and a
+    table whose gateway stops answering looks the current one up there ("" : it does not)."""
 
     target: str
     secret: str
     action_seconds: float
+    book: str = ""
+
+
+Lookup = Callable[[], "GatewaySettings | None"]  # the gateway as published now, if known
+
+# What a gateway that moved answers: nobody there, or another front door's secret.
+_MOVED = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.PERMISSION_DENIED,
+)
 
 
 def public_actions(events: list[HandEvent]) -> list[pb.PublicAction]:
@@ -114,15 +129,41 @@ _KINDS = {
 
 
 class RemoteSeats:
-    """One table's client of the gateway (a blocking gRPC channel, kept for the table's life)."""
+    """One table's client of the gateway (a blocking gRPC channel, kept while the gateway
+    answers). With `lookup`, a call the gateway refuses as unreachable or unauthenticated asks
+    where the gateway is now and, if it moved (a restarted front door), is made again there."""
 
-    def __init__(self, settings: GatewaySettings, *, tournament_id: str, table: int) -> None:
-        self._settings = settings
+    def __init__(
+        self,
+        settings: GatewaySettings,
+        *,
+        tournament_id: str,
+        table: int,
+        lookup: Lookup | None = None,
+    ) -> None:
         self._tournament = tournament_id
         self._table = table
+        self._lookup = lookup
+        self._connect(settings)
+
+    def _connect(self, settings: GatewaySettings) -> None:
+        self._settings = settings
         self._channel = grpc.insecure_channel(settings.target)
         self._stub = pb_grpc.TableGatewayStub(self._channel)
         self._metadata = (("authorization", f"Bearer {settings.secret}"),)
+
+    def _moved(self) -> bool:
+        """Whether the gateway is published elsewhere now; if so, connect there."""
+        found = self._lookup() if self._lookup is not None else None
+        if found is None:
+            return False
+        current = self._settings
+        if (found.target, found.secret) == (current.target, current.secret):
+            return False
+        log.warning("table %s: the gateway moved to %s", self._table, found.target)
+        self._channel.close()
+        self._connect(replace(current, target=found.target, secret=found.secret))
+        return True
 
     def hand_started(self, hand_number: int, hand: Hand, names: dict[int, str]) -> None:
         setup = hand.setup
@@ -140,7 +181,7 @@ class RemoteSeats:
             ],
             hole=[pb.SeatCards(seat=s, cards=hand.hole_cards(s)) for s in hand.seats],
         )
-        self._call(self._stub.HandStarted, request, 5.0)
+        self._call("HandStarted", request, 5.0)
 
     def decide(
         self, hand_number: int, hand: Hand, legal: LegalActions, names: dict[int, str]
@@ -156,7 +197,7 @@ class RemoteSeats:
             legal=_legal(legal),
         )
         timeout = self._settings.action_seconds + GATEWAY_MARGIN_SECONDS
-        reply = self._call(self._stub.RequestAction, request, timeout)
+        reply = self._call("RequestAction", request, timeout)
         if reply is None or reply.kind not in _KINDS:
             return None
         return Decision(_KINDS[reply.kind], reply.amount)
@@ -168,17 +209,24 @@ class RemoteSeats:
             hand=hand_number,
             state=public_state(hand, names),
         )
-        self._call(self._stub.HandEnded, request, 5.0)
+        self._call("HandEnded", request, 5.0)
 
-    def _call(self, method: object, request: object, timeout: float) -> pb.SeatActionReply | None:
-        try:
-            reply: pb.SeatActionReply = method(  # type: ignore[operator]
-                request, timeout=timeout, metadata=self._metadata
-            )
-        except grpc.RpcError as exc:
-            log.warning("table %s: gateway call failed: %s", self._table, exc)
-            return None
-        return reply
+    def _call(self, method: str, request: object, timeout: float) -> pb.SeatActionReply | None:
+        """One call by the method's name (the stub changes when the gateway moves); None when
+        it fails, after one more try where the gateway moved to."""
+        for attempt in (1, 2):
+            try:
+                reply: pb.SeatActionReply = getattr(self._stub, method)(
+                    request, timeout=timeout, metadata=self._metadata
+                )
+            except grpc.RpcError as exc:
+                code = exc.code() if isinstance(exc, grpc.Call) else None
+                if attempt == 1 and code in _MOVED and self._moved():
+                    continue
+                log.warning("table %s: gateway call failed: %s", self._table, exc)
+                return None
+            return reply
+        return None
 
     def close(self) -> None:
         self._channel.close()

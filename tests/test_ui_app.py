@@ -20,7 +20,8 @@ import pytest
 
 from orchestrator.core.config_toml import parse_config
 from orchestrator.errors import TournamentStateError, UiServerError
-from orchestrator.shell.run_control import EventFileSource
+from orchestrator.shell.run_control import StoreEventSource
+from orchestrator.shell.store import open_store
 from orchestrator.views.live import create_app, serve_ui
 
 CONFIG = parse_config(
@@ -209,18 +210,21 @@ def test_a_port_in_use_is_refused_clearly() -> None:
             pass
 
 
-def test_the_file_source_reads_whole_lines_as_the_log_grows(tmp_path: Path) -> None:
-    path = tmp_path / "events.jsonl"
-    source = EventFileSource(path, batch=2)
-    assert asyncio.run(source.events_since(0)) == []  # not written yet
-    lines = [json.dumps({"seq": k, "type": "x"}) for k in (1, 2, 3)]
-    path.write_text("\n".join(lines) + "\n" + '{"seq": 4, "ty')  # the last line half written
+def test_the_store_source_follows_the_runs_log_as_it_grows(tmp_path: Path) -> None:
+    """The live view of `mtt run` reads the run's log in the store (wherever its actors run),
+    a batch at a time, and sees each append whole (a batch is all or nothing)."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    source = StoreEventSource(url, "cup-1/run", batch=2)
+    assert asyncio.run(source.events_since(0)) == []  # not begun yet
+    store = open_store(url)
+    store.append("cup-1/run", [{"seq": k, "ts": 0.0, "type": "x"} for k in (1, 2, 3)])
     assert [e["seq"] for e in asyncio.run(source.events_since(0))] == [1, 2]
     assert [e["seq"] for e in asyncio.run(source.events_since(2))] == [3]
     assert asyncio.run(source.events_since(3)) == []
-    with path.open("a") as file:
-        file.write('pe": "x"}\n')
+    store.append("cup-1/run", [{"seq": 4, "ts": 0.0, "type": "x"}])
     assert [e["seq"] for e in asyncio.run(source.events_since(3))] == [4]
+    store.close()
+    source.close()
 
 
 class FlakySource(ListSource):

@@ -20,6 +20,7 @@ from orchestrator.cli import loadtest as loadtest_cli
 from orchestrator.cli import report as report_cli
 from orchestrator.cli import run as run_cli
 from orchestrator.cli import serve as frontdoor_cli
+from orchestrator.cli import stored as stored_cli
 from orchestrator.cli import table as table_cli
 from orchestrator.competition.swiss.errors import CompetitionError
 from orchestrator.errors import PACKAGE_ERRORS
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     rng_cli.register(commands, bench)
     run_cli.register(commands, bench)
     bench_store_cli.register(bench)
+    stored_cli.register(commands)
     competition_cli.register(commands, bench)
     frontdoor_cli.register(commands)
     loadtest_cli.register(commands)

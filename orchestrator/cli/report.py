@@ -21,11 +21,22 @@ def register(
         description="Turn the files `mtt run --out DIR` wrote into one self-contained HTML "
         "page (charts inlined) and PNG charts: players remaining, stacks against the big "
         "blind, hands per table, the final table's chip counts, places and prizes, and a "
-        "per-player fairness audit. Exit 2 when a file is missing or unreadable.",
+        "per-player fairness audit. With --store, of a tournament's newest run exported from "
+        "the store. Exit 2 when a file is missing or unreadable.",
     )
-    report.add_argument("dir", type=Path, help="the run's output folder")
     report.add_argument(
-        "--out", type=Path, help="where to write report.html and the PNGs (default: DIR/report)"
+        "dir", metavar="DIR | TOURNAMENT", help="the run's output folder (with --store: its id)"
+    )
+    report.add_argument(
+        "--store",
+        metavar="URL",
+        help="report on TOURNAMENT from this store instead (exported to a temporary folder)",
+    )
+    report.add_argument(
+        "--out",
+        type=Path,
+        help="where to write report.html and the PNGs (default: DIR/report; with --store, "
+        "TOURNAMENT-report)",
     )
     report.set_defaults(handler=_report)
 
@@ -50,7 +61,17 @@ def register(
 def _report(args: argparse.Namespace) -> int:
     from orchestrator.views.report import build_report
 
-    page = build_report(args.dir, args.out if args.out is not None else args.dir / "report")
+    if args.store is None:
+        run = Path(args.dir)
+        page = build_report(run, args.out if args.out is not None else run / "report")
+    else:
+        from orchestrator.cli.stored import print_notes
+        from orchestrator.shell.export import temporary_export
+
+        out = args.out if args.out is not None else Path(args.dir.replace("/", "-") + "-report")
+        with temporary_export(args.store, args.dir) as exported:
+            print_notes(exported)
+            page = build_report(exported.folder, out)
     print(f"report written to {page}")
     return 0
 

@@ -44,6 +44,12 @@ def register(
     )
     run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
     run.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite an earlier run's files in the output folder (refused without it; the "
+        "store keeps that run's log either way, and mtt export writes its files again)",
+    )
+    run.add_argument(
         "--store",
         help="store URL for the event log and the used decks, redis://host:port/db or "
         "sqlite:///path.db (default: sqlite store.db in the output folder)",
@@ -109,12 +115,20 @@ def register(
     replay = commands.add_parser(
         "replay",
         help="audit a finished run offline from its files",
-        description="Audit the files `mtt run --out DIR` wrote (side events too): event-log "
-        "invariants, chip conservation, places and prizes, every hand replayed in pokerkit, "
-        "deck commitments and dealing order. Exit 0 when clean, 1 on any violation, 2 when "
-        "a file is missing or unreadable.",
+        description="Audit the files `mtt run --out DIR` wrote (side events too), or with "
+        "--store a tournament's newest run exported from the store: event-log invariants, chip "
+        "conservation, places and prizes, every hand replayed in pokerkit, deck commitments "
+        "and dealing order. Exit 0 when clean, 1 on any violation, 2 when a file is missing "
+        "or unreadable (it names the file and where it breaks).",
     )
-    replay.add_argument("dir", type=Path, help="the run's output folder")
+    replay.add_argument(
+        "dir", metavar="DIR | TOURNAMENT", help="the run's output folder (with --store: its id)"
+    )
+    replay.add_argument(
+        "--store",
+        metavar="URL",
+        help="audit TOURNAMENT from this store instead (exported to a temporary folder)",
+    )
     replay.set_defaults(handler=_replay)
 
     cancel = commands.add_parser(
@@ -208,7 +222,8 @@ def _print_play_styles(out: Path, pool: tuple[str, ...], seed: int) -> None:
     print(f"\nhow the bots played ({out}/hands/*.phhs):\n{format_play_styles(rows)}")
 
 
-def _ui_options(args: argparse.Namespace) -> UiOptions | None:
+def ui_options(args: argparse.Namespace) -> UiOptions | None:
+    """The live view's options from `--ui-port` and its group (`mtt run`, `mtt resume`)."""
     from orchestrator.shell.driver import UiOptions
 
     if args.ui_port is None:
@@ -243,7 +258,7 @@ def _run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.players is not None:
         config = config.with_players(args.players)
-    ui = _ui_options(args)
+    ui = ui_options(args)
     if args.kill_node_after is not None and args.nodes < 2:
         raise ConfigError("--kill-node-after needs --nodes 2 or more")
     seed = args.seed if args.seed is not None else secrets.randbits(32)
@@ -264,6 +279,7 @@ def _run(args: argparse.Namespace) -> int:
         metrics=metrics,
         deck_metrics_port=args.deck_metrics_port,
         bots=args.bots,
+        force=args.force,
     )
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
@@ -305,7 +321,16 @@ def _where(out: Path) -> str:
 def _replay(args: argparse.Namespace) -> int:
     from orchestrator.views.audit import audit_run
 
-    report = audit_run(args.dir)  # UnreadableRun: exit 2 (orchestrator.cli.main)
+    if args.store is None:
+        report = audit_run(Path(args.dir))  # UnreadableRun: exit 2 (orchestrator.cli.main)
+    else:
+        from orchestrator.cli.stored import print_notes
+        from orchestrator.shell.export import temporary_export
+
+        with temporary_export(args.store, args.dir) as exported:
+            print(f"{exported.stream}, exported from {args.store}")
+            print_notes(exported)
+            report = audit_run(exported.folder)
     for violation in report.violations:
         print(violation)
     print(report.verdict())
@@ -343,7 +368,10 @@ def _bench(args: argparse.Namespace) -> int:
     from orchestrator.shell.driver import RunOptions, run_tournament
 
     config = load_config(args.config).with_players(args.players)
-    options = RunOptions(out=args.out, seed=args.seed, ray_logs=not args.json, bots=args.bots)
+    # A benchmark's folder is scratch: each run overwrites the last.
+    options = RunOptions(
+        out=args.out, seed=args.seed, ray_logs=not args.json, bots=args.bots, force=True
+    )
     summary = run_tournament(config, options)
     wall = sorted(w for w, _ in summary.report_seconds)
     cpu = sorted(c for _, c in summary.report_seconds)

@@ -71,6 +71,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     serve.set_defaults(handler=_serve)
 
 
+GATEWAY_BOOK = "mtt-frontdoor-gateway"  # in the front door's Ray namespace
+
+
 def _serve(args: argparse.Namespace) -> int:
     from prometheus_client import CollectorRegistry
 
@@ -100,7 +103,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     with ExitStack() as stack:
         stack.callback(store.close)
-        deck_target = args.deck_target or stack.enter_context(deck_service(args.store))
+        # The deck service it starts dies with it, and comes back if it dies alone.
+        say = logging.getLogger("orchestrator.frontdoor").warning
+        deck_target = args.deck_target or stack.enter_context(deck_service(args.store, say=say))
         stack.enter_context(local_ray(args.ray_address, namespace=RAY_NAMESPACE))
 
         def desk(hub: PlayerHub, gateway: str, secret: str, registry: CollectorRegistry) -> Desk:
@@ -111,6 +116,7 @@ def _serve(args: argparse.Namespace) -> int:
                 gateway_secret=secret,
                 store_url=args.store,
                 seed=args.seed,
+                gateway_book=GATEWAY_BOOK,
             )
             desks.append(Desk(store, hub, settings, metrics=TournamentMetrics(registry)))
             return desks[-1]

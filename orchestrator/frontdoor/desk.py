@@ -6,7 +6,9 @@ of them. What must survive a restart of `mtt serve` goes to the Store port as a 
 tournament under the id `<tournament>.frontdoor`: creation (the config text), registration
 opened, each registration and unregistration (the token's SHA-256 digest, never the token),
 the start and a cancellation. On start-up the desk replays those logs; a running tournament's
-orchestrator actor is found again by its name when the Ray cluster outlived the front door.
+orchestrator actor is found again by its name when the Ray cluster outlived the front door (its
+tables look this front door's gateway up in the gateway book), or launched again from the
+run's log in the store when the cluster went with it.
 """
 
 from __future__ import annotations
@@ -42,9 +44,10 @@ from orchestrator.frontdoor.errors import (
 from orchestrator.frontdoor.hub import PlayerHub
 from orchestrator.shell.cancellation import find_stream
 from orchestrator.shell.errors import translate
-from orchestrator.shell.export import export_run, stream_name
+from orchestrator.shell.export import export_run, find_run, stream_name
 from orchestrator.shell.orchestrators import OrchestratorHandle
 from orchestrator.shell.store import Store
+from orchestrator.shell.tables import publish_gateway
 from orchestrator.views.metrics import TournamentMetrics
 
 __all__ = ["Desk", "DeskSettings", "Entry"]
@@ -68,6 +71,9 @@ class DeskSettings:
     gateway_secret: str
     store_url: str  # where the orchestrators keep their event logs (recovery, issue 6)
     seed: int = 0
+    # Where the gateway is published for the tables (a Ray actor's name; "": not published):
+    # the tables of a tournament taken over after a restart find this front door's gateway.
+    gateway_book: str = ""
 
 
 @dataclass(eq=False)
@@ -302,7 +308,11 @@ class Desk:
         """Rebuild every tournament from its store log (after a restart of `mtt serve`, here or
         on another host). CRASH-1: a tournament in registration is rescheduled on this front
         door (`rescheduled` is logged); one whose log can no longer be replayed is cancelled
-        with every entry refunded in full. One tournament's trouble never stops the others."""
+        with every entry refunded in full. A running one is taken over (`_reattach`). One
+        tournament's trouble never stops the others."""
+        settings = self._settings
+        if settings.gateway_book:  # before any table of ours looks for it
+            publish_gateway(settings.gateway_book, settings.gateway_target, settings.gateway_secret)
         for stream in self._store.tournaments():
             if not stream.endswith(LOG_SUFFIX):
                 continue
@@ -334,7 +344,7 @@ class Desk:
                 self._persist(entry, {"type": "rescheduled", "host": HOST})
                 log.info("%s rescheduled on %s (CRASH-1)", tournament_id, HOST)
             elif entry.state == "running":
-                self._reattach(entry)
+                await self._reattach(entry)
 
     def _replay(self, entry: Entry, records: list[dict[str, Any]]) -> None:
         now = self._clock()
@@ -373,14 +383,34 @@ class Desk:
         entry.state = "cancelled"
         self._persist(entry, {"type": "cancelled", "reason": reason})
 
-    def _reattach(self, entry: Entry) -> None:
-        entry.orchestrator = OrchestratorHandle.find(entry.tournament_id)
-        if entry.orchestrator is None:
-            entry.state = "lost"  # the cluster went with the front door
-            log.warning("%s: its orchestrator is gone", entry.tournament_id)
+    async def _reattach(self, entry: Entry) -> None:
+        """A running tournament taken over: its orchestrator found by name when the cluster
+        outlived the front door (its tables find this gateway in the gateway book), else
+        launched again from its run's log in the store, as `mtt resume` does: it rebuilds
+        itself and restarts every table (hands in progress voided) with this gateway."""
+        tournament = entry.tournament_id
+        entry.orchestrator = OrchestratorHandle.find(tournament)
+        if entry.orchestrator is not None:
+            self._follow(entry)
+            log.info("restored %s (running)", tournament)
+            return
+        try:
+            stream = find_run(self._store, tournament)
+            meta = self._store.meta(stream)
+            out = self._settings.data_dir / tournament
+            export_run(self._store, stream, out, force=True)  # the folder the tables go on in
+            entry.orchestrator = await self._launch(
+                entry,
+                list(entry.seated),
+                run=stream.partition("/")[2],
+                seed=int(meta.get("seed", self._settings.seed)),
+            )
+        except PACKAGE_ERRORS as exc:
+            entry.state = "lost"
+            log.error("%s: its orchestrator is gone and cannot start again: %s", tournament, exc)
             return
         self._follow(entry)
-        log.info("restored %s (running)", entry.tournament_id)
+        log.info("restored %s (running): launched again from %s", tournament, stream)
 
     async def close(self) -> None:
         for entry in self._entries.values():
@@ -462,33 +492,39 @@ class Desk:
         except PACKAGE_ERRORS as exc:
             raise refusal(exc) from exc
 
-    async def _launch(self, entry: Entry, players: list[str]) -> OrchestratorHandle:
+    async def _launch(
+        self, entry: Entry, players: list[str], *, run: str = "", seed: int | None = None
+    ) -> OrchestratorHandle:
+        """The tournament's orchestrator, for a new run, or for run `run` (launched again: it
+        rebuilds from that run's log)."""
         from orchestrator.shell.actor import StoreSettings
         from orchestrator.shell.simulation import entry_deposits
         from orchestrator.shell.tables import TableSettings
         from table_worker.remote import GatewaySettings
 
         settings = self._settings
+        seed = settings.seed if seed is None else seed
         out = settings.data_dir / entry.tournament_id
         out.mkdir(parents=True, exist_ok=True)
         tables = TableSettings(
             deck_target=settings.deck_target,
             bots=("random",),  # unused: every seat is a remote player
-            seed=settings.seed,
+            seed=seed,
             gateway=GatewaySettings(
                 target=settings.gateway_target,
                 secret=settings.gateway_secret,
                 action_seconds=entry.config.action_seconds,
+                book=settings.gateway_book,
             ),
         )
-        run_id = uuid.uuid4().hex[:12]
+        run_id = run or uuid.uuid4().hex[:12]
         entry.stream = stream_name(entry.tournament_id, run_id)
         orchestrator = OrchestratorHandle.launch(
             entry.config.with_players(len(players)),
             players,
             deposits=entry_deposits(entry.config, players),  # every entry each may take
             tournament_id=entry.tournament_id,
-            seed=settings.seed,
+            seed=seed,
             out_dir=str(out),
             tables=tables,
             store=StoreSettings(url=settings.store_url, run_id=run_id),

@@ -224,9 +224,10 @@ class Orchestrator:
         self._spawn(self._watch(replica))
 
     async def _watch(self, replica: TableReplica) -> None:
-        """Follow one table actor's loop; when the actor or its node dies, or its loop fails
-        (the deck service away too long), the table restarts on a live node with its hand in
-        progress voided (the CRASH decision)."""
+        """Follow one table actor's loop; when the actor or its node dies, or its loop fails,
+        the table restarts on a live node with its hand in progress voided (the CRASH
+        decision). A deck service that is away is no failure: the table waits for it at its
+        hand boundary, as long as it takes (`table_worker.actor`), and is not restarted."""
         try:
             await self._fleet.ready(replica)
             await self._fleet.played(replica)

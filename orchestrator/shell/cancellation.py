@@ -68,7 +68,7 @@ def cancel_in_store(store: Store, stream: str, reason: str, *, now: float) -> Ca
         out = meta.get("out")
         folder = Path(out) if out and Path(out).is_dir() else None
         if folder is not None:
-            export_run(store, stream, folder)
+            export_run(store, stream, folder, force=True)  # the run's own folder
         return Cancelled(stream, records, results, folder)
     finally:
         store.release(stream, OPERATOR)

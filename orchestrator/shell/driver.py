@@ -1,10 +1,13 @@
 """`mtt run`: one whole tournament of bots on Ray, from config to results.
 
-The driver starts what the run needs (the deck service as a child process, local Ray on
-127.0.0.1), creates the orchestrator and one actor per table, shows progress, and when the run
-ends writes its files (events.jsonl, hands/, results.json, side-events/) from the store
-(`shell.export`): no actor writes a file. All Ray calls on tables are made here and in
-`table_worker.actor`.
+The driver starts what the run needs (the deck service as a child process, supervised and
+dying with the driver, `shell.decks`; local Ray on 127.0.0.1), creates the orchestrator,
+which creates one actor per table, and follows the run's log in the store (`RunFollower`: the
+progress line, the metrics, the live view), wherever the actors run. When the run ends it
+writes the run's files (events.jsonl, hands/, results.json, side-events/) from the store
+(`shell.export`): no actor writes a file. It refuses an output folder holding an earlier
+run's files unless told (`force`). `mtt resume` (`shell.resume`) uses the same parts to carry
+a run on from the store.
 """
 
 from __future__ import annotations
@@ -13,12 +16,11 @@ import logging
 import os
 import random
 import shutil
-import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -27,8 +29,12 @@ import psutil
 from prometheus_client import CollectorRegistry, start_http_server
 
 from orchestrator.core.config import TournamentConfig
+from orchestrator.core.events import EventRecord
 from orchestrator.core.tournament import Tournament
-from orchestrator.errors import OrchestratorError, RemoteUnavailable
+from orchestrator.errors import OrchestratorError
+from orchestrator.shell.decks import deck_service, watched_deck_service
+from orchestrator.shell.export import check_folder
+from orchestrator.shell.run_control import StoreEventSource
 from orchestrator.shell.simulation import LateBots, entry_deposits, late_bot_names
 from orchestrator.views.metrics import TournamentMetrics
 
@@ -36,16 +42,21 @@ if TYPE_CHECKING:
     from orchestrator.shell.orchestrators import OrchestratorHandle
 
 __all__ = [
+    "DEFAULT_BOTS",
     "MetricsEndpoint",
     "ProgressLine",
+    "RunFollower",
     "RunOptions",
     "RunSummary",
     "UiOptions",
     "deck_service",
+    "decks_for",
     "elapsed",
     "live_view",
     "local_ray",
+    "prepare_folder",
     "run_tournament",
+    "say",
 ]
 
 
@@ -61,6 +72,9 @@ class UiOptions:
     linger: float = 0.0  # seconds the view stays up after the tournament ends
 
 
+DEFAULT_BOTS = ("strength", "random", "station")  # `mtt run`'s bots' policies
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunOptions:
     out: Path
@@ -68,8 +82,8 @@ class RunOptions:
     store: str | None = None  # the event log's and the used decks' store; default: SQLite
     # in the run's folder
     ray_address: str | None = None
-    bots: tuple[str, ...] = ("strength", "random", "station")  # the pool each bot's policy is
-    # drawn from, by a seeded hash of his name (table_worker.bots.policy_for)
+    bots: tuple[str, ...] = DEFAULT_BOTS  # the pool each bot's policy is drawn from, by a
+    # seeded hash of his name (table_worker.bots.policy_for)
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
     kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
@@ -77,6 +91,7 @@ class RunOptions:
     metrics: MetricsEndpoint | None = None  # tournament metrics on HTTP /metrics
     deck_metrics_port: int | None = None  # the deck service's own /metrics
     ui: UiOptions | None = None  # serve the live clock and lobby while the run lasts
+    force: bool = False  # overwrite an earlier run's files in `out`
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,32 +111,6 @@ class RunSummary:
     hands: int
     report_seconds: list[tuple[float, float]]  # (wall, CPU) per hand report
     peak_memory_mb: float  # the most memory the run's processes held at once (system-wide)
-
-
-@contextmanager
-def deck_service(store: str, *, port: int = 0, metrics_port: int | None = None) -> Iterator[str]:
-    """The deck service as a child process on 127.0.0.1 (`port` 0: a free one); yields its
-    address."""
-    command = [sys.executable, "-m", "rng_service", "rng", "serve", "--host", "127.0.0.1"]
-    command += ["--port", str(port), "--store", store]
-    if metrics_port is not None:
-        command += ["--metrics-port", str(metrics_port)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        if not line.startswith("deck service on "):
-            raise RemoteUnavailable(f"the deck service did not start (it said {line.strip()!r})")
-        yield line.split()[3]
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
 
 
 def keep_ray_on_this_machine() -> None:
@@ -208,29 +197,63 @@ def kill_a_table_node(cluster: Any, table_nodes: dict[int, str]) -> str | None:
 
 
 @contextmanager
-def live_view(config: TournamentConfig, out: Path, ui: UiOptions | None) -> Iterator[Any]:
-    """The live view over the run's events.jsonl while the block lasts; yields its
-    `RunControl` (None without `ui`)."""
+def live_view(
+    config: TournamentConfig, store: str, stream: str, ui: UiOptions | None
+) -> Iterator[Any]:
+    """The live view over the run's log in the store (`stream`) while the block lasts, so it
+    shows a run whose actors are on another machine too; yields its `RunControl` (None
+    without `ui`)."""
     if ui is None:
         yield None
         return
-    from orchestrator.shell.run_control import EventFileSource, RunControl
+    from orchestrator.shell.run_control import RunControl
     from orchestrator.views.live import create_app, serve_ui
 
     control = RunControl(wait_for_start=ui.wait_for_start)
-    app = create_app(
-        EventFileSource(out / "events.jsonl"),
-        config,
-        control=control,
-        operator_token=ui.operator_token,
-    )
-    with serve_ui(app, host=ui.host, port=ui.port) as url:
-        print(f"live view: {url}/ (clock), {url}/lobby", flush=True)
-        yield control
-        if ui.linger > 0:
-            print(f"\nthe live view stays up for {ui.linger:.0f}s (Ctrl-C ends it)", flush=True)
-            with suppress(KeyboardInterrupt):
-                time.sleep(ui.linger)
+    source = StoreEventSource(store, stream)
+    app = create_app(source, config, control=control, operator_token=ui.operator_token)
+    try:
+        with serve_ui(app, host=ui.host, port=ui.port) as url:
+            print(f"live view: {url}/ (clock), {url}/lobby", flush=True)
+            yield control
+            if ui.linger > 0:
+                print(f"\nthe live view stays up for {ui.linger:.0f}s (Ctrl-C ends it)", flush=True)
+                with suppress(KeyboardInterrupt):
+                    time.sleep(ui.linger)
+    finally:
+        source.close()
+
+
+def say(line: str) -> None:
+    """One line for the operator about the parts around the tables (the deck service), on its
+    own line below the progress line."""
+    print(f"\n{line}", flush=True)
+
+
+@contextmanager
+def decks_for(options: RunOptions, store: str) -> Iterator[str]:
+    """The run's deck service: the one given (`--deck`), watched; else a child process on the
+    run's store, supervised. Yields its address."""
+    if options.deck:
+        with watched_deck_service(options.deck, say=say) as target:
+            yield target
+        return
+    with deck_service(store, metrics_port=options.deck_metrics_port, say=say) as target:
+        yield target
+
+
+def prepare_folder(out: Path, *, force: bool) -> None:
+    """A run's folder: refused when it holds an earlier run's files, unless `force` (then
+    they go; the store keeps every run's log, `mtt export` writes its files again)."""
+    out.mkdir(parents=True, exist_ok=True)
+    if not force:
+        check_folder(out)
+        return
+    for stale in ("events.jsonl", "results.json"):
+        (out / stale).unlink(missing_ok=True)
+    shutil.rmtree(out / "side-events", ignore_errors=True)
+    for old in (out / "hands").glob("*.phhs"):
+        old.unlink()
 
 
 @contextmanager
@@ -301,19 +324,11 @@ def run_tournament(
     if options.ray_address is None:
         ask_for_token_auth()  # before Ray is imported
     from orchestrator.shell.actor import StoreSettings
-    from orchestrator.shell.export import stream_name
     from orchestrator.shell.orchestrators import OrchestratorHandle
     from orchestrator.shell.tables import TableSettings
 
     out = options.out
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in ("events.jsonl", "results.json"):
-        (out / stale).unlink(missing_ok=True)
-    shutil.rmtree(out / "side-events", ignore_errors=True)
-    hands_dir = out / "hands"
-    if hands_dir.exists():
-        for old in hands_dir.glob("*.phhs"):
-            old.unlink()
+    prepare_folder(out, force=options.force)
     store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
     players = [f"p{k:05d}" for k in range(1, config.players + 1)]
     # The bots bring the money for every entry they may take; the late ones register while
@@ -321,6 +336,8 @@ def run_tournament(
     late_bots = LateBots.draw(config, random.Random(f"{options.seed}:late"))
     deposits = entry_deposits(config, players + late_bot_names(config))
     tournament_id = f"{config.name}-{options.seed}"
+    run_id = uuid.uuid4().hex[:12]
+    stream = f"{tournament_id}/{run_id}"
     # Registration problems (capacity, skill range) surface here as typed errors, before
     # any process starts.
     Tournament.start(
@@ -331,8 +348,6 @@ def run_tournament(
         now=0.0,
         rng=random.Random(options.seed),
     )
-    baseline = psutil.virtual_memory().used
-    peak = baseline
     cluster_context = (
         simulated_cluster(options.nodes)
         if options.nodes > 1
@@ -343,25 +358,21 @@ def run_tournament(
             workers=actors_for(config),
         )
     )
-    exporter = _MetricsExporter(tournament_id, options.metrics)
-    run_id = uuid.uuid4().hex[:12]
-    decks = (
-        nullcontext(options.deck)
-        if options.deck
-        else deck_service(store, metrics_port=options.deck_metrics_port)
+    follower = RunFollower(
+        tournament_id, StoreEventSource(store, stream), options.metrics, progress
     )
     with (
-        live_view(config, out, options.ui) as control,
-        exported(store, stream_name(tournament_id, run_id), out),
-        decks as deck_target,
+        live_view(config, store, stream, options.ui) as control,
+        exported(store, stream, out),
+        decks_for(options, store) as deck_target,
         cluster_context as cluster,
-        exporter,
+        follower,
     ):
         if control is not None and not control.started.is_set():
             print("waiting for the operator to start the tournament", flush=True)
             while not control.started.wait(0.5):
                 pass
-        started = time.time()
+        follower.restart_clock()
         settings = TableSettings(
             deck_target=deck_target,
             bots=options.bots,
@@ -381,38 +392,33 @@ def run_tournament(
         orchestrator.start().get()
         if control is not None:
             control.orchestrator = orchestrator
-        done = orchestrator.complete()
-        seen, killed = 0, False
-        while not done.ready(timeout=LATE_POLL if late_bots.waiting else 0.5):
-            peak = max(peak, psutil.virtual_memory().used)
+        killed = False
+
+        def every_poll() -> None:
+            nonlocal killed
             if late_bots.waiting:
                 _register_late_bots(orchestrator, late_bots)
-            drill = options.kill_node_after
-            due = drill is not None and time.time() - started >= drill
+            due = options.kill_node_after is not None and (
+                follower.seconds() >= options.kill_node_after
+            )
             if cluster is not None and due and not killed:
                 lost = kill_a_table_node(cluster, orchestrator.table_nodes().get())
                 killed = lost is not None
                 if lost is not None and progress is not None:
                     print(f"\nchaos drill: killed node {lost[:12]}", flush=True)
-            if progress is not None or exporter.enabled:
-                events = orchestrator.events_since(seen).get()
-                seen = events[-1]["seq"] if events else seen
-                exporter.update(orchestrator, events)
-            if progress is not None:
-                status = orchestrator.status().get()
-                progress(status | {"seconds": time.time() - started, "events": events})
-        outcome = done.get()
-        seconds = time.time() - started
-        while exporter.enabled and (events := orchestrator.events_since(seen).get()):
-            seen = events[-1]["seq"]
-            exporter.update(orchestrator, events)
-        exporter.update(orchestrator, [])
-        results, hands = outcome["results"], outcome["hands"]
+
+        outcome = follower.follow(
+            orchestrator,
+            every_poll=every_poll,
+            interval=lambda: LATE_POLL if late_bots.waiting else 0.5,
+        )
         report_seconds = orchestrator.report_seconds().get()
         if control is not None:
             control.orchestrator = None  # over: operator commands are refused from now on
         orchestrator.kill()
-    return RunSummary(results, seconds, hands, report_seconds, (peak - baseline) / 2**20)
+    return RunSummary(
+        outcome["results"], follower.seconds(), outcome["hands"], report_seconds, follower.peak_mb
+    )
 
 
 LATE_POLL = 0.05  # seconds between looks at the hand count while late bots are to come
@@ -429,29 +435,89 @@ def _register_late_bots(orchestrator: OrchestratorHandle, late_bots: LateBots) -
             logging.getLogger(__name__).warning("late bot %s not registered: %s", bot, exc)
 
 
-class _MetricsExporter:
-    """`mtt run --metrics-port`: the tournament's metrics (`orchestrator.views.metrics`) on HTTP,
-    fed from the events and the orchestrator's timings the run loop polls anyway."""
+class RunFollower:
+    """What the driver of a run (`mtt run`, `mtt resume`) does while its orchestrator plays:
+    follow the run's log in the store (`StoreEventSource`), feed the progress line and the
+    tournament metrics (`mtt run --metrics-port`: `orchestrator.views.metrics`, on HTTP) from
+    it and from the orchestrator's timings, and measure the run's memory."""
 
-    def __init__(self, tournament_id: str, endpoint: MetricsEndpoint | None) -> None:
+    def __init__(
+        self,
+        tournament_id: str,
+        events: StoreEventSource,
+        endpoint: MetricsEndpoint | None,
+        progress: Callable[[dict[str, Any]], None] | None,
+    ) -> None:
         self._tournament = tournament_id
+        self._events = events
         self._endpoint = endpoint
+        self._progress = progress
         self._registry = CollectorRegistry()
         self._metrics = TournamentMetrics(self._registry)
         self._server: Any = None
+        self._seen = 0
+        self._baseline = psutil.virtual_memory().used
+        self._peak = self._baseline
+        self._started = time.time()
 
     @property
-    def enabled(self) -> bool:
-        return self._endpoint is not None
+    def peak_mb(self) -> float:
+        """The most memory the machine's processes held at once beyond the start, in MiB."""
+        return (self._peak - self._baseline) / 2**20
 
-    def __enter__(self) -> _MetricsExporter:
+    def restart_clock(self) -> None:
+        self._started = time.time()
+
+    def seconds(self) -> float:
+        return time.time() - self._started
+
+    def __enter__(self) -> RunFollower:
         if self._endpoint is not None:
             self._server, self._thread = start_http_server(
                 self._endpoint.port, addr=self._endpoint.host, registry=self._registry
             )
         return self
 
-    def update(self, orchestrator: OrchestratorHandle, events: list[dict[str, Any]]) -> None:
+    def follow(
+        self,
+        orchestrator: OrchestratorHandle,
+        *,
+        every_poll: Callable[[], None] | None = None,
+        interval: Callable[[], float] = lambda: 0.5,
+    ) -> dict[str, Any]:
+        """Poll until the orchestrator's `complete()` answers (every `interval()` seconds);
+        its answer."""
+        done = orchestrator.complete()
+        while not done.ready(timeout=interval()):
+            self._peak = max(self._peak, psutil.virtual_memory().used)
+            if every_poll is not None:
+                every_poll()
+            if self._progress is None and self._endpoint is None:
+                continue
+            events = self._fresh(pages=10)
+            self._export(orchestrator, events)
+            if self._progress is not None:
+                status = orchestrator.status().get()
+                self._progress(status | {"seconds": self.seconds(), "events": events})
+        outcome = done.get()
+        if self._endpoint is not None:
+            while events := self._fresh(pages=1):
+                self._export(orchestrator, events)
+            self._export(orchestrator, [])
+        return outcome
+
+    def _fresh(self, *, pages: int) -> list[EventRecord]:
+        """The run's records after those seen, a few pages at most (the log in the store)."""
+        fresh: list[EventRecord] = []
+        for _ in range(pages):
+            page = self._events.read_since(self._seen)
+            if not page:
+                break
+            self._seen = page[-1]["seq"]
+            fresh += page
+        return fresh
+
+    def _export(self, orchestrator: OrchestratorHandle, events: list[EventRecord]) -> None:
         if self._endpoint is None:
             return
         self._metrics.follow(self._tournament, events)
@@ -459,6 +525,7 @@ class _MetricsExporter:
         self._metrics.observe_timings(self._tournament, timings)
 
     def __exit__(self, *exc_info: object) -> None:
+        self._events.close()
         if self._server is None or self._endpoint is None:
             return
         if exc_info[0] is None:

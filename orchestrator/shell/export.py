@@ -1,50 +1,192 @@
-"""A run's folder, written from the store (DESIGN.md "Files exported by `mtt export`").
+"""A run's folder written from the store, the tournament's only record (DESIGN.md "Stores",
+"Files exported by `mtt export`"): at the end of `mtt run`, when the front door's tournament
+ends, by `mtt cancel --store`, `mtt export`, and through it `mtt replay --store`,
+`mtt report --store` and `mtt resume`. Never by an actor.
 
-    export_run(store, stream, out_dir) -> Exported
+A run is one stream of the store, `{tournament}/{run}` (`stream_name`), with a registry entry
+(`meta`: the run's `out` folder, its `seed`, ...). `find_run` resolves a tournament id to its
+newest run. `read_log` reads a whole log in pages and refuses one with a gap, or with a record
+the store cannot read (a corrupted or truncated SQLite file), naming the stream and the seq
+(`StoreCorrupted`). `export_run(store, stream, folder)` writes:
 
-The store is the tournament's only record; the files are its export, written by whoever asks
-for them (the end of `mtt run`, `mtt serve --data-dir` when a tournament ends, `mtt cancel
---store`, `mtt export`), never by an actor. For the log `stream` (`tournament/run`):
-- `events.jsonl`: every record of the log, in seq order, one compact JSON object a line.
-- `hands/table-NNNN.phhs`: each table's stored hand histories in hand order, each the PHH
-  section the table wrote (`[hand]`, its fields, a blank line), so the file is the `.phhs`
-  document the table used to append to; an empty file for a table opened that dealt no hand.
-  Only the hands of the `hand_finished` records written to `events.jsonl` (a live tournament's
-  export is consistent as of its log); a voided hand never has one.
-- `results.json`, once the tournament has finished or been cancelled: the core rebuilt from
-  the store (snapshot and tail), its results, `seconds` from the start to the last logged event.
-- `side-events/N/`: the same for each side event the log started (RB-6), from its own log.
+- `events.jsonl`: the store's records, line for line, one compact JSON object a line;
+- `hands/table-NNNN.phhs`: each table's stored hand histories in hand order (the PHH sections
+  the table wrote), only those of the `hand_finished` records written (a voided hand has none);
+  an empty file for a table that opened and dealt no hand;
+- `results.json`, once the tournament has finished or been cancelled: from the core rebuilt
+  from the store (snapshot + tail), as a restarted orchestrator rebuilds it;
+- `side-events/N/`: each side event the log started (RB-6), from its own stream of the run.
 
 Each file is written whole under a temporary name and renamed into place, so a reader sees the
-old file or the new one. Stale `hands/table-*.phhs` that this export does not write are
-removed (a folder holds one run). Reads a page at a time: memory stays flat in the log's size.
+old file or the new one.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
 
+from orchestrator.core.events import EventRecord
 from orchestrator.core.replay import load_snapshot, rebuild
 from orchestrator.core.tournament import Tournament
-from orchestrator.errors import RecoveryError, UnknownTournament
-from orchestrator.shell.store import Store
+from orchestrator.errors import (
+    FolderInUse,
+    RecoveryError,
+    StoreCorrupted,
+    StoreError,
+    StoreUnavailable,
+    UnknownTournament,
+)
+from orchestrator.shell.store import Store, StoredHand, open_store
 
 __all__ = [
     "Exported",
+    "check_folder",
+    "earlier_run_files",
+    "encode_line",
     "export_run",
+    "find_run",
     "hands_file",
+    "open_existing_store",
+    "read_hands",
+    "read_log",
     "rebuild_from_store",
+    "rebuild_run",
     "side_event_id",
+    "side_streams",
     "stream_name",
+    "temporary_export",
 ]
 
-PAGE = 5000  # records or hands read per store call
+PAGE = 5000  # records per read of the store
+_SQLITE = "sqlite:///"
+
+
+def open_existing_store(url: str) -> Store:
+    """The store at `url` for reading a run back: a SQLite file that does not exist is an
+    error here (opening one creates it), not an empty store."""
+    if url.startswith(_SQLITE) and not Path(url[len(_SQLITE) :]).is_file():
+        raise StoreError(f"{url[len(_SQLITE) :]}: no such store file")
+    return open_store(url)
+
+
+def encode_line(record: EventRecord) -> str:
+    """One line of events.jsonl, exactly as the orchestrator's event log writes it."""
+    return json.dumps(record, separators=(",", ":")) + "\n"
+
+
+# --- finding a run and reading its log ---------------------------------------------------
+
+
+def find_run(store: Store, name: str) -> str:
+    """The stream of tournament `name`'s newest run (the one whose log began last), or `name`
+    itself when it names a stream (`tournament/run`); `UnknownTournament` if none."""
+    streams = store.tournaments()
+    if "/" in name and name in streams:
+        return name
+    runs = [s for s in streams if s.partition("/")[0] == name and s.partition("/")[2]]
+    if not runs:
+        known = sorted({s.partition("/")[0] for s in streams if "/" in s})
+        holds = ", ".join(known[:5]) + (", ..." if len(known) > 5 else "") if known else "none"
+        raise UnknownTournament(f"no tournament {name!r} in the store (it holds {holds})")
+    return max(runs, key=lambda stream: (_began(store, stream), stream))
+
+
+def _began(store: Store, stream: str) -> float:
+    first = store.read(stream, limit=1)
+    return float(first[0]["ts"]) if first else 0.0
+
+
+def read_log(store: Store, stream: str, *, after: int = 0) -> list[EventRecord]:
+    """The log after seq `after`, whole: seqs `after + 1`, `after + 2`, ... without a gap.
+    `StoreCorrupted` names the stream and the seq where it breaks: a gap, or a record the store
+    cannot read; `StoreUnavailable` passes (the store is away, not broken)."""
+    records: list[EventRecord] = []
+    expected = after + 1
+    while True:
+        try:
+            page = store.read(stream, after=expected - 1, limit=PAGE)
+        except (StoreUnavailable, StoreCorrupted):
+            raise
+        except StoreError:  # sqlite3: "database disk image is malformed", ...
+            page = _read_up_to_the_break(store, stream, expected)
+        for record in page:
+            if record["seq"] != expected:
+                raise StoreCorrupted(
+                    stream,
+                    expected,
+                    f"missing: the log goes from seq {expected - 1} to {record['seq']} (a gap)",
+                )
+            expected += 1
+        records += page
+        if len(page) < PAGE:
+            return records
+
+
+def _read_up_to_the_break(store: Store, stream: str, first: int) -> list[EventRecord]:
+    """A page the store cannot read, one record at a time: those before the break, then
+    `StoreCorrupted` naming the seq where it is."""
+    records: list[EventRecord] = []
+    for seq in range(first, first + PAGE):
+        try:
+            records += store.read(stream, after=seq - 1, limit=1)
+        except (StoreUnavailable, StoreCorrupted):
+            raise
+        except StoreError as exc:
+            raise StoreCorrupted(stream, seq, f"the store cannot read on: {exc}") from exc
+    return records
+
+
+def rebuild_run(store: Store, stream: str, records: Sequence[EventRecord]) -> Tournament:
+    """The core after the last of `records` (the whole log, as `read_log` gives it), rebuilt
+    from the stored opening or latest snapshot and the tail after it, as a restarted
+    orchestrator rebuilds it (`core.replay`). `RecoveryError` names the stream and the seq."""
+    meta = store.meta(stream)
+    try:
+        found = store.load_snapshot(stream)
+    except (StoreUnavailable, StoreCorrupted):
+        raise
+    except StoreError as exc:  # sqlite3: "database disk image is malformed", ...
+        raise StoreCorrupted(stream, None, f"its snapshot cannot be read: {exc}") from exc
+    if found is None or "seed" not in meta:
+        raise RecoveryError(f"{stream}: no opening snapshot to rebuild the tournament from")
+    after, state = found
+    last = records[-1]["seq"] if records else 0
+    if after > last:
+        raise StoreCorrupted(
+            stream, last + 1, f"the log ends at seq {last} but its snapshot is at seq {after}"
+        )
+    try:
+        base = load_snapshot(state)
+        return rebuild(
+            base.config,
+            [],
+            deposits={},  # the start is in the snapshot
+            tournament_id=base.tournament_id,
+            seed=int(meta["seed"]),
+            records=records[after:],  # seqs are 1, 2, 3, ...: the tail after the snapshot
+            base=(after, base),
+        )
+    except RecoveryError as exc:
+        raise RecoveryError(f"{stream}: {exc}") from exc
+
+
+def side_streams(stream: str, records: Sequence[EventRecord]) -> dict[int, str]:
+    """The streams of the side events (RB-6) a run's log started: event -> stream."""
+    tournament, _, run = stream.partition("/")
+    return {
+        int(r["event"]): stream_name(side_event_id(tournament, int(r["event"])), run)
+        for r in records
+        if r["type"] == "side_event_started"
+    }
+
+
+# --- hand histories ---------------------------------------------------------------------
 
 
 def stream_name(tournament_id: str, run_id: str) -> str:
@@ -62,169 +204,173 @@ def hands_file(table: int) -> str:
     return f"table-{table:04d}.phhs"
 
 
-@dataclass(frozen=True, slots=True)
+def read_hands(store: Store, stream: str) -> Iterator[StoredHand]:
+    """The run's hand histories as the store holds them (each committed with its hand's
+    events), by table then hand, a page at a time."""
+    after: tuple[int, int] | None = None
+    while page := store.read_hands(stream, after, PAGE):
+        yield from page
+        after = (page[-1].table, page[-1].hand)
+
+
+# --- the folder -----------------------------------------------------------------------------
+
+
+def earlier_run_files(folder: Path) -> list[str]:
+    """What of a run's files `folder` holds (events.jsonl, results.json, hands, side events)."""
+    found = [name for name in ("events.jsonl", "results.json") if (folder / name).is_file()]
+    hands = len(list((folder / "hands").glob("*.phhs")))
+    if hands:
+        found.append(f"hands/ ({hands} PHH file{'s' if hands != 1 else ''})")
+    if (folder / "side-events").is_dir():
+        found.append("side-events/")
+    return found
+
+
+def check_folder(folder: Path, *, first_record: EventRecord | None = None) -> None:
+    """`FolderInUse` when `folder` holds an earlier run's files, unless they are the files of
+    the run whose first record is `first_record` (writing them again loses nothing)."""
+    found = earlier_run_files(folder)
+    if not found:
+        return
+    if first_record is not None and _first_line(folder / "events.jsonl") == encode_line(
+        first_record
+    ):
+        return
+    raise FolderInUse(
+        f"{folder} holds an earlier run's files ({', '.join(found)}): choose another folder, "
+        "or pass --force to overwrite them (a run's store keeps its log: mtt export writes "
+        "its files again)"
+    )
+
+
+def _first_line(path: Path) -> str:
+    try:
+        with path.open(encoding="utf-8") as file:
+            return file.readline()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+@dataclass(slots=True)
 class Exported:
-    """What an export wrote: the folder, counts, whether results.json is among the files, and
-    each side event's own export."""
+    """What `export_run` wrote for one run (its side events in `side_events`)."""
 
     stream: str
     folder: Path
     events: int
-    hands: int
-    tables: int
-    results: bool
+    hands: int  # hand histories written
+    logged_hands: int  # hand_finished in the log
+    finished: bool
+    cancelled: bool
+    results: bool  # results.json written (the tournament is over)
+    notes: list[str] = field(default_factory=list)
     side_events: list[Exported] = field(default_factory=list)
 
-
-def export_run(store: Store, stream: str, out_dir: str | Path) -> Exported:
-    """Write the run's files for the log `stream` into `out_dir` (created if needed), and its
-    side events' into `out_dir/side-events/N/`. `StoreError`s pass through as they are."""
-    out = Path(out_dir)
-    (out / "hands").mkdir(parents=True, exist_ok=True)
-    played: set[tuple[int, int]] = set()
-    opened: set[int] = set()
-    sides: list[int] = []
-    count, last_ts = 0, None
-    with _replacing(out / "events.jsonl") as file:
-        for record in _records(store, stream):
-            file.write(json.dumps(record, separators=(",", ":")) + "\n")
-            count += 1
-            last_ts = record["ts"]
-            kind = record["type"]
-            if kind == "hand_finished":
-                played.add((record["table"], record["hand"]))
-            elif kind == "table_opened":
-                opened.add(record["table"])
-            elif kind == "side_event_started":
-                sides.append(record["event"])
-    hands, tables = _write_hands(store, stream, out / "hands", played, opened)
-    results = _write_results(store, stream, out / "results.json", last_ts)
-    tournament_id, _, run = stream.partition("/")
-    side_exports = [
-        export_run(
-            store,
-            stream_name(side_event_id(tournament_id, event), run),
-            out / "side-events" / str(event),
-        )
-        for event in sides
-    ]
-    return Exported(stream, out, count, hands, tables, results, side_exports)
+    @property
+    def complete(self) -> bool:
+        """Every logged hand has its history, here and in every side event."""
+        return self.hands == self.logged_hands and all(s.complete for s in self.side_events)
 
 
-def _records(store: Store, stream: str) -> Iterator[dict[str, Any]]:
-    after = 0
-    while page := store.read(stream, after=after, limit=PAGE):
-        yield from page
-        after = page[-1]["seq"]
-
-
-def _write_hands(
-    store: Store,
-    stream: str,
-    folder: Path,
-    played: set[tuple[int, int]],
-    opened: set[int],
-) -> tuple[int, int]:
-    """Each table's file, in table order, hands in hand order; returns (hands, files)."""
-    written: set[str] = set()
-    hands = 0
-    file: _NewFile | None = None
-    after: tuple[int, int] | None = None
-    try:
-        while page := store.read_hands(stream, after, PAGE):
-            after = (page[-1].table, page[-1].hand)
-            for hand in page:
-                if (hand.table, hand.hand) not in played:
-                    continue  # stored after the log was read: the next export has it
-                name = hands_file(hand.table)
-                if name not in written:
-                    if file is not None:
-                        file.done()
-                    file = _NewFile(folder / name)
-                    written.add(name)
-                assert file is not None
-                file.write(hand.text)
-                hands += 1
-        if file is not None:
-            file.done()
-    finally:
-        if file is not None:
-            file.abandon()
-    for table in opened:
-        if hands_file(table) not in written:
-            _NewFile(folder / hands_file(table)).done()
-            written.add(hands_file(table))
-    for stale in folder.glob("table-*.phhs"):
+def export_run(store: Store, stream: str, folder: Path, *, force: bool = False) -> Exported:
+    """Write the run's files into `folder` from the store (see the module's docstring).
+    Refuses (`FolderInUse`) a folder that holds another run's files unless `force`."""
+    records = read_log(store, stream)
+    if not records:
+        raise RecoveryError(f"{stream}: its log is empty, there is nothing to export")
+    if not force:
+        check_folder(folder, first_record=records[0])
+    tournament = _rebuilt(store, stream, records)
+    over = tournament is not None and (tournament.finished or tournament.cancelled is not None)
+    logged = {(r["table"], r["hand"]) for r in records if r["type"] == "hand_finished"}
+    by_table: dict[int, dict[int, StoredHand]] = {
+        r["table"]: {} for r in records if r["type"] == "table_opened"
+    }
+    notes: list[str] = []
+    for hand in read_hands(store, stream):
+        if (hand.table, hand.hand) in logged:  # stored after the log was read: not yet
+            by_table.setdefault(hand.table, {})[hand.hand] = hand
+    folder.mkdir(parents=True, exist_ok=True)
+    hands_dir = folder / "hands"
+    hands_dir.mkdir(exist_ok=True)
+    written = {hands_file(table) for table in by_table}
+    for table, hands in by_table.items():
+        text = "".join(hands[number].text for number in sorted(hands))
+        _write(hands_dir / hands_file(table), text)
+    for stale in hands_dir.glob("*.phhs"):
         if stale.name not in written:
             stale.unlink()
-    return hands, len(written)
+    _write(folder / "events.jsonl", "".join(encode_line(r) for r in records))
+    if tournament is not None and over:
+        results = tournament.results(seconds=_seconds(records, tournament.started_at))
+        _write(folder / "results.json", json.dumps(results, indent=2) + "\n")
+    else:  # a live or interrupted run: no results yet (a stale file would lie)
+        (folder / "results.json").unlink(missing_ok=True)
+    kinds = {r["type"] for r in records}
+    exported = Exported(
+        stream=stream,
+        folder=folder,
+        events=len(records),
+        hands=sum(len(hands) for hands in by_table.values()),
+        logged_hands=len(logged),
+        finished="tournament_finished" in kinds,
+        cancelled="tournament_cancelled" in kinds,
+        results=over,
+        notes=notes,
+    )
+    known = set(store.tournaments())
+    for event, side in side_streams(stream, records).items():
+        if side not in known:
+            exported.notes.append(f"side event {event}: no stream {side} in the store")
+            continue
+        exported.side_events.append(
+            export_run(
+                store,
+                side,
+                folder / "side-events" / str(event),
+                force=True,  # inside the run's own folder
+            )
+        )
+    return exported
 
 
-def _write_results(store: Store, stream: str, path: Path, last_ts: float | None) -> bool:
-    """results.json of a tournament that has ended; a stale one is removed otherwise."""
-    tournament = None
-    if last_ts is not None:
-        # Not registered, or no opening snapshot: no config to give results with.
-        with contextlib.suppress(RecoveryError, UnknownTournament):
-            tournament = rebuild_from_store(store, stream)
-    if tournament is None or not (tournament.finished or tournament.cancelled is not None):
-        path.unlink(missing_ok=True)
-        return False
-    assert last_ts is not None
-    results = tournament.results(seconds=last_ts - tournament.started_at)
-    with _replacing(path) as file:
-        file.write(json.dumps(results, indent=2) + "\n")
-    return True
+def _rebuilt(store: Store, stream: str, records: Sequence[EventRecord]) -> Tournament | None:
+    """The core the log leaves, or None for a log nothing registered or snapshotted (a bare
+    log has no config to rebuild with: its events and hands are still exported)."""
+    if stream not in store.tournaments() or store.load_snapshot(stream) is None:
+        return None
+    return rebuild_run(store, stream, records)
+
+
+def _seconds(records: Sequence[EventRecord], started_at: float) -> float:
+    """The tournament's length: as `tournament_finished` says, else up to its last record."""
+    for record in reversed(records):
+        if record["type"] == "tournament_finished":
+            return float(record["seconds"])
+    return float(records[-1]["ts"]) - started_at
+
+
+def _write(path: Path, text: str) -> None:
+    """Whole or not at all: a reader never sees half a file, a crash leaves the old one."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8", newline="\n")
+    os.replace(partial, path)
+
+
+@contextmanager
+def temporary_export(url: str, tournament: str) -> Iterator[Exported]:
+    """The newest run of `tournament` in the store at `url` exported to a temporary folder
+    for the block (`mtt replay --store`, `mtt report --store`); gone afterwards."""
+    store = open_existing_store(url)
+    try:
+        stream = find_run(store, tournament)
+        with tempfile.TemporaryDirectory(prefix="mtt-export-") as folder:
+            yield export_run(store, stream, Path(folder), force=True)
+    finally:
+        store.close()
 
 
 def rebuild_from_store(store: Store, stream: str) -> Tournament:
-    """The core as the store's log leaves it: its latest snapshot (the opening one holds the
-    config) and the tail after it, replayed (`core.replay.rebuild`). `RecoveryError` when the
-    store has no snapshot or no seed to rebuild from, or the log does not replay."""
-    meta = store.meta(stream)
-    found = store.load_snapshot(stream)
-    if found is None or "seed" not in meta:
-        raise RecoveryError(f"{stream} has no opening snapshot to rebuild from")
-    after, base = found[0], load_snapshot(found[1])
-    return rebuild(
-        base.config,
-        [],
-        deposits={},  # the start is in the snapshot
-        tournament_id=base.tournament_id,
-        seed=int(meta["seed"]),
-        records=store.read(stream, after=after),
-        base=(after, base),
-    )
-
-
-class _NewFile:
-    """A file written under a temporary name, renamed over `path` once `done`; `abandon`
-    (after a failure) leaves `path` as it was."""
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        self._partial = path.with_name(f".{path.name}.partial")
-        self._file: IO[str] = open(self._partial, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
-
-    def write(self, text: str) -> None:
-        self._file.write(text)
-
-    def done(self) -> None:
-        if not self._file.closed:
-            self._file.close()
-            os.replace(self._partial, self._path)
-
-    def abandon(self) -> None:
-        if not self._file.closed:
-            self._file.close()
-            self._partial.unlink(missing_ok=True)
-
-
-@contextlib.contextmanager
-def _replacing(path: Path) -> Iterator[_NewFile]:
-    new = _NewFile(path)
-    try:
-        yield new
-        new.done()
-    finally:
-        new.abandon()
+    """The core as the store's whole log leaves it (`read_log`, `rebuild_run`)."""
+    return rebuild_run(store, stream, read_log(store, stream))

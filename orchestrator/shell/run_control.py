@@ -1,50 +1,52 @@
-"""What `mtt run` gives the live view: its events.jsonl followed as it grows, and operator
-commands sent to its orchestrator actor."""
+"""What `mtt run` gives the live view: the run's log followed in the store as it grows, and
+operator commands sent to its orchestrator actor."""
 
 from __future__ import annotations
 
-import json
+import asyncio
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.core.events import EventRecord
 from orchestrator.errors import RemoteUnavailable, TournamentStateError
+from orchestrator.shell.store import Store, open_store
 
 if TYPE_CHECKING:
     from orchestrator.shell.orchestrators import OrchestratorHandle
 
-__all__ = ["EventFileSource", "RunControl"]
+__all__ = ["RunControl", "StoreEventSource"]
 
 
-class EventFileSource:
-    """A run's `events.jsonl` read as it grows (whole lines only: the log writes a batch at a
-    time). The file holds every event from seq 1, which the orchestrator's in-memory
-    `events_since` (its most recent 10,000) does not once a big field has registered."""
+class StoreEventSource:
+    """A run's log (`stream`) read from the store as it grows: `Store.read(stream, after=seq,
+    limit=batch)`. It holds every record from seq 1 (the orchestrator's in-memory
+    `events_since` keeps its most recent 10,000), and it is the same wherever the run's actors
+    are: a run on a cluster (`--ray-address`) is followed from here as one on this machine.
+    The store is opened at the first read, in whichever thread reads (the live view's)."""
 
-    def __init__(self, path: Path, *, batch: int = 5000) -> None:
-        self._path = path
-        self._offset = 0
+    def __init__(self, url: str, stream: str, *, batch: int = 5000) -> None:
+        self._url = url
+        self._stream = stream
         self._batch = batch
-        self._pending: list[EventRecord] = []
+        self._store: Store | None = None
+        self._lock = threading.Lock()  # a store is used by one thread at a time
+
+    def read_since(self, seq: int) -> list[EventRecord]:
+        """The records after `seq`, at most `batch` of them ([] before the run has begun)."""
+        with self._lock:
+            if self._store is None:
+                self._store = open_store(self._url)
+            return self._store.read(self._stream, after=seq, limit=self._batch)
 
     async def events_since(self, seq: int) -> list[EventRecord]:
-        if len(self._pending) < self._batch:
-            self._read()
-        events = [e for e in self._pending[: self._batch] if e["seq"] > seq]
-        del self._pending[: self._batch]
-        return events
+        """`read_since` off the event loop (a remote store takes a round trip)."""
+        return await asyncio.to_thread(self.read_since, seq)
 
-    def _read(self) -> None:
-        try:
-            with self._path.open("rb") as file:
-                file.seek(self._offset)
-                chunk = file.read(8 << 20)
-        except FileNotFoundError:
-            return  # not written yet
-        end = chunk.rfind(b"\n") + 1
-        self._offset += end
-        self._pending += [json.loads(line) for line in chunk[:end].splitlines() if line.strip()]
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
 
 
 class RunControl:

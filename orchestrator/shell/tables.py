@@ -30,7 +30,14 @@ from table_worker.protocol import TableDirective
 if TYPE_CHECKING:
     from table_worker.remote import GatewaySettings
 
-__all__ = ["TableFleet", "TableLost", "TableReplica", "TableSettings", "TableState"]
+__all__ = [
+    "TableFleet",
+    "TableLost",
+    "TableReplica",
+    "TableSettings",
+    "TableState",
+    "publish_gateway",
+]
 
 NODE_DEATH_WAIT = 10.0  # Ray notices a dead node within seconds, later on a loaded machine
 
@@ -214,6 +221,16 @@ class TableFleet:
         live = [n["NodeID"] for n in _nodes() if n["Alive"] and n["NodeID"] != avoid]
         hosted = list(self.hosted().values())
         return min(live, key=lambda node: (hosted.count(node), node), default=None)
+
+
+def publish_gateway(book: str, target: str, secret: str) -> None:
+    """Write where the front door's table gateway is now into the gateway book named `book`
+    (a detached actor, created by the first front door), which tables look up when their
+    gateway stops answering (`table_worker.actor.GatewayBook`)."""
+    from table_worker.actor import GatewayBookActor
+
+    actor = GatewayBookActor.options(name=book, lifetime="detached", get_if_exists=True).remote()
+    ray.get(actor.publish.remote(target, secret))
 
 
 def _nodes() -> list[dict[str, Any]]:

@@ -116,13 +116,18 @@ def read_hand_files(folder: Path, *, relative_to: Path | None = None) -> list[Ph
     sections: list[PhhSection] = []
     for path in sorted(folder.glob("*.phhs")):
         text = _read_text(path)
+        starts = [m.start() for m in _HEADER.finditer(text)]
         try:
             tomllib.loads(text)  # the whole file first: its error names the right line
         except tomllib.TOMLDecodeError as exc:
-            raise UnreadableRun(f"{path}: not valid PHH/TOML ({exc})") from None
+            where = _breaks(text, starts, exc)
+            raise UnreadableRun(f"{path}: not valid PHH/TOML ({exc}){where}") from None
+        if text[: starts[0] if starts else len(text)].strip():
+            raise UnreadableRun(f"{path}:1: not a PHH section before the first hand's header")
         name = str(path.relative_to(base))
-        starts = [m.start() for m in _HEADER.finditer(text)]
-        for begin, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        # An empty file (a table that dealt nothing before a crash) holds no hand.
+        ends = [*starts[1:], len(text)] if starts else []
+        for begin, end in zip(starts, ends, strict=True):
             chunk = text[begin:end]
             parsed = tomllib.loads(chunk)
             fields: object = next(iter(parsed.values()), {})
@@ -131,6 +136,26 @@ def read_hand_files(folder: Path, *, relative_to: Path | None = None) -> list[Ph
                 PhhSection(name, line, chunk, fields if isinstance(fields, dict) else {})
             )
     return sections
+
+
+_AT_LINE = re.compile(r"at line (\d+)")
+
+
+def _breaks(text: str, starts: list[int], error: tomllib.TOMLDecodeError) -> str:
+    """Which hand's section a TOML error falls in: a file cut off by a crash breaks in its
+    last one."""
+    if not starts:
+        return ""
+    heads = [text.count("\n", 0, start) + 1 for start in starts]
+    found = _AT_LINE.search(str(error))
+    if found is not None:
+        head = max((h for h in heads if h <= int(found.group(1))), default=None)
+    else:  # "at end of document"
+        head = heads[-1]
+    if head is None:
+        return ""
+    last = ", its last: cut off by a crash?" if head == heads[-1] else ""
+    return f"; it breaks in the hand from line {head}{last}"
 
 
 def _read_text(path: Path) -> str:

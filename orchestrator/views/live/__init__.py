@@ -5,7 +5,7 @@ over any `EventSource` and `OperatorControl`; `serve_ui(app, host=..., port=...)
 on a thread of its own. `Lobby` is the pure fold over the event log that both pages show.
 
 The view depends only on those two protocols: `mtt run` passes its
-`orchestrator.shell.run_control` (`EventFileSource`, `RunControl`), the front door its desk
+`orchestrator.shell.run_control` (`StoreEventSource`, `RunControl`), the front door its desk
 (`orchestrator.frontdoor.views`); a view imports neither.
 """
 

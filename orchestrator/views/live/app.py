@@ -45,7 +45,8 @@ QUEUE_LIMIT = 256  # updates a slow stream may lag behind before it is dropped (
 
 class EventSource(Protocol):
     """The tournament's event log from the start, in seq order, without gaps (the orchestrator
-    actor's `events_since`, a store's log, `events.jsonl` followed by `EventFileSource`)."""
+    actor's `events_since`, the front door's copy, a run's log in the store followed by
+    `mtt run`'s `StoreEventSource`)."""
 
     async def events_since(self, seq: int) -> list[EventRecord]: ...
 
