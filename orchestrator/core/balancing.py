@@ -7,12 +7,13 @@ whether the table closes (STEP 3) and, if not, whom it sends to another table (S
 move is carried out in the seat map at once: the player's new seat is reserved.
 
 Policies (RULES.md Decision)
-    ``equilibrium`` (default, FO-2..FO-5): tables never differ by 2+ players for longer than it
-    takes the fullest tables to finish their hands; ``open tables == ceil(active /
+    ``equilibrium`` (default, FO-2..FO-5): a table that reaches its boundary with 2+ players more
+    than the shortest sends players until it has not, so tables never differ by 2+ for longer
+    than it takes the fuller tables to finish their hands; ``open tables == ceil(active /
     max_per_table)`` always, because the elimination that makes one table fewer suffice (the
     critical player, FO-6) closes the table where it happened, at that very boundary. A short
     table keeps a queue of the seats its eliminated players left (its pending requests); the
-    fullest table that reaches a boundary first fills the most recent one (FO-4).
+    fuller table that reaches a boundary first fills the most recent one (FO-4).
     ``threshold`` (CLOSE-1, BAL-1): the table with the fewest active (not sitting-out) players
     closes when the open seats elsewhere can hold everyone seated there; otherwise a short
     table (fewer than floor(0.7 * seats) players) receives one random player from the fullest.
@@ -93,6 +94,11 @@ class Balancer(Protocol):
         """STEP 4: the players `table` sends to other tables now."""
         ...
 
+    def gives(self, seating: SeatMap, table: int) -> bool:
+        """Whether `table`, at its boundary with no eliminations, would send players now (a
+        table waiting at its boundary asks; nothing changes)."""
+        ...
+
     def settle(self, seating: SeatMap, table: int) -> None:
         """STEP 5: `table` stayed open; forget what it no longer waits for."""
 
@@ -155,13 +161,18 @@ class Equilibrium:
         seats = seating.seats(table)
         return tuple(s for s in reversed(self._requests.get(table, ())) if s not in seats)
 
+    def gives(self, seating: SeatMap, table: int) -> bool:
+        """FO-2: this table holds 2+ more players than the shortest (players on their way
+        counted: their seats are reserved), fullest or not."""
+        return seating.counts.lowest() <= len(seating.seats(table)) - 2
+
     def balance(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
-        """FO-2, FO-4: while this table is a fullest one and some table has 2+ fewer players,
-        send the player sitting where the short table's eliminated player sat (relative to the
-        blinds) into that player's seat. Equally full tables: whichever reports first sends."""
-        seats, counts = seating.seats(table), seating.counts
+        """FO-2, FO-4: while this table holds 2+ more players than the shortest, send the
+        player sitting where the short table's eliminated player sat (relative to the blinds)
+        into that player's seat. Equally full tables: whichever reports first sends."""
+        counts = seating.counts
         moves: list[Move] = []
-        while len(seats) == counts.highest() and counts.lowest() <= len(seats) - 2:
+        while self.gives(seating, table):
             short = counts.at(counts.lowest())
             # FO-2: to the emptiest table; among those, the one waiting longest.
             target = min(short, key=lambda t: (self._waiting_since.get(t, _NO_REQUEST), t))
@@ -277,6 +288,9 @@ class Threshold:
 
     def pending_requests(self, seating: SeatMap, table: int) -> tuple[int, ...]:
         return ()
+
+    def gives(self, seating: SeatMap, table: int) -> bool:
+        return False  # BAL-1 is taken after a hand (CLOSE-1: "after every hand")
 
     def close(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
         """CLOSE-1: the players (sitting-out ones too) move one at a time, in random order, each

@@ -42,6 +42,9 @@ class FreezeOut(Seating):
     def pending_requests(self, table: int) -> tuple[int, ...]:
         return self._floor.pending_requests(table)
 
+    def owes_players(self, table: int) -> bool:
+        return self._floor.owes_players(table)
+
     def opening(self, play: Play, rng: random.Random) -> list[Event]:
         events = play.open_tables(self.tables, rng)
         if len(self.tables) == 1:

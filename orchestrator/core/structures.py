@@ -47,10 +47,12 @@ class Busts:
 
 @dataclass(frozen=True, slots=True)
 class Boundary:
-    """What a table's hand boundary decided: the events, and whether the table closes."""
+    """What a table's hand boundary decided: the events, whether the table closes, and
+    whether a new phase opened its tables (they start together: START-1)."""
 
     events: tuple[Event, ...] = ()
     closed: bool = False
+    new_phase: bool = False
 
 
 class Structure(Protocol):
@@ -108,6 +110,11 @@ class Seating(Structure, Protocol):
     def pending_requests(self, table: int) -> tuple[int, ...]:
         """What an idle table still waits for (FO-4 requests): its idle poll is logged only
         when this or its big blind changes."""
+        ...
+
+    def owes_players(self, table: int) -> bool:
+        """Whether `table`, waiting at its boundary, would send players now (FO-2): its poll
+        then takes its boundary again. Asking changes nothing."""
         ...
 
 
