@@ -54,10 +54,10 @@ def drive(
     ready only after other tables' steps (the restart awaits Ray), and the report of the hand
     it was voided in may arrive meanwhile (a call Ray retried, from an actor not yet gone):
     the core refuses it. Each table's actor answers (`table_ready`) some steps after its
-    table opens, and tables wait for play to start (START-1). The late bots register as `mtt run` registers them, and the
-    operator's `commands` (pause, resume, cancel, a judge's sanction, a rebuy asked for) come
-    between two table steps. Returns the store's log and the core pickled after every step,
-    by the seq that step ended at."""
+    table opens, and tables wait for play to start (START-1). The late bots register as `mtt
+    run` registers them, and the operator's `commands` (pause, resume, cancel, a judge's
+    sanction, a rebuy asked for) come between two table steps. Returns the store's log and the
+    core pickled after every step, by the seq that step ended at."""
     cfg = config(players=players, buy_in=100, **settings)
     order = random.Random(seed)
     late_bots = LateBots.draw(cfg, random.Random(f"{seed}:late"))
