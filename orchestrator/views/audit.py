@@ -126,6 +126,8 @@ def read_hand_files(folder: Path, *, relative_to: Path | None = None) -> list[Ph
             raise UnreadableRun(f"{path}: not valid PHH/TOML ({exc})") from None
         name = str(path.relative_to(base))
         starts = [m.start() for m in _HEADER.finditer(text)]
+        if not starts:  # a table that finished no hand (cancelled before, or its one voided)
+            continue
         for begin, end in zip(starts, [*starts[1:], len(text)], strict=True):
             chunk = text[begin:end]
             parsed = tomllib.loads(chunk)
