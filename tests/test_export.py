@@ -87,13 +87,15 @@ def play(
     log.append(step.events, ts=now)
     store.save_snapshot(RUN, log.seq, snapshot(tournament))
     ready: dict[int, TableDirective] = opened_tables(step)
+    for table in sorted(ready):  # START-1: every table's actor ready, logged as it answers
+        log.append(tournament.table_ready(table, now=now).events, ts=now)
     dealt = 0
     while ready and not tournament.finished and (hands is None or tournament.hands < hands):
         table = rng.choice(sorted(ready))
         directive = ready.pop(table)
         history: tuple[StoredHand, ...] = ()
         if directive.next_hand is None:
-            step = tournament.poll(table, rng=step_rng(seed, log.seq))
+            step = tournament.poll(table, now=now, rng=step_rng(seed, log.seq))
         else:
             now += 1.0
             dealt += 1

@@ -7,7 +7,8 @@ Invariants checked (orchestrator/core/floor.py states when each holds):
   moves only players of the reporting table, into the seats it reserved; a closed table hands
   over every survivor; the final table forms once, and the tournament ends on it.
 - equilibrium, after every boundary: tables == ceil(active / max_per_table) (FO-3); the
-  reporting table is not a fullest table with another 2+ below (FO-2: it did its part).
+  reporting table holds fewer than 2 players more than the shortest, fullest or not (FO-2: it
+  did its part), so it owes no player.
 - equilibrium, once every table has finished a hand with no eliminations (repeated while
   players still move): tables differ by at most 1 (FO-2). Between boundaries a short table
   may wait for its player, so this is not checked there.
@@ -115,7 +116,8 @@ def check_tda1(
         )
         assert move.to_table == min(t for t, c in counts.items() if c == min(counts.values()))
         assert move.from_seat == next_big_blind(source, bb)
-        target = set(floor.tables[move.to_table]) - {m.to_seat for m in (move, *later)}
+        arriving = {m.to_seat for m in (move, *later) if m.to_table == move.to_table}
+        target = set(floor.tables[move.to_table]) - arriving
         size = floor.max_per_table
         start = next_big_blind(target, floor.big_blind_seat(move.to_table))
         worst = next(
@@ -188,6 +190,8 @@ def play_tournament(n: int, max_per_table: int, policy: BalancingPolicy, seed: i
                 counts = [len(s) for s in floor.tables.values()]
                 mine = len(floor.tables[table])
                 assert not (mine == max(counts) and min(counts) <= mine - 2), counts
+                assert mine < min(counts) + 2, counts  # fullest or not (balance at every boundary)
+                assert not floor.owes_players(table)
             if rng.random() < 0.1:
                 finals += settle(floor, rng)
                 check_seating(floor, players, eliminated)

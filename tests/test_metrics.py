@@ -18,7 +18,7 @@ from conftest import RedisServer
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 from test_tournament_core import config, play, run
-from tournament_checks import funds, opened_tables
+from tournament_checks import begin, funds
 
 from orchestrator.cli.main import main
 from orchestrator.core.tournament import Tournament
@@ -123,7 +123,7 @@ def test_table_timings_and_fouled_decks_travel_in_hand_finished() -> None:
     tournament, start = Tournament.start(
         cfg, players, deposits=funds(cfg, players), tournament_id="t", now=0.0, rng=rng
     )
-    directive = next(iter(opened_tables(start).values()))
+    directive = next(iter(begin(tournament, start).values()))
     assert directive.next_hand is not None
     report = play(directive.next_hand, rng)
     timing = HandTiming(seconds=0.25, deck_wait_seconds=0.003, fouled_decks=2)

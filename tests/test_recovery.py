@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from conftest import RedisServer
 from test_tournament_core import config, play
-from tournament_checks import check_log, funds, opened_tables, quiet
+from tournament_checks import begin, check_log, funds, opened_tables, quiet
 
 from orchestrator.core.config_toml import parse_config
 from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng
@@ -54,10 +54,11 @@ def drive(
     order and dying mid-hand at `kill_rate`. With `late_reports`, a dead table's new actor is
     ready only after other tables' steps (the restart awaits Ray), and the report of the hand
     it was voided in may arrive meanwhile (a call Ray retried, from an actor not yet gone):
-    the core refuses it. The late bots register as `mtt run` registers them, and the
-    operator's `commands` (pause, resume, cancel, a judge's sanction, a rebuy asked for) come
-    between two table steps. Returns the store's log and the core pickled after every step,
-    by the seq that step ended at."""
+    the core refuses it. Each table's actor answers (`table_ready`) some steps after its
+    table opens, and tables wait for play to start (START-1). The late bots register as `mtt
+    run` registers them, and the operator's `commands` (pause, resume, cancel, a judge's
+    sanction, a rebuy asked for) come between two table steps. Returns the store's log and the
+    core pickled after every step, by the seq that step ended at."""
     cfg = config(players=players, buy_in=100, **settings)
     order = random.Random(seed)
     late_bots = LateBots.draw(cfg, random.Random(f"{seed}:late"))
@@ -74,6 +75,7 @@ def drive(
     )
     log.append(step.events, ts=now)
     ready: dict[int, TableDirective] = opened_tables(step)
+    unready = set(ready)  # START-1: their actors have not answered yet
     states = {log.seq: snapshot(tournament)}
 
     def record(events: list[Any], at: float) -> None:
@@ -84,6 +86,13 @@ def drive(
     steps = 0
     while (ready or restarting) and not tournament.finished:
         steps += 1
+        if unready and order.random() < 0.5:  # a table's actor answers
+            table = order.choice(sorted(unready))
+            unready.discard(table)
+            if table in tournament.tables:
+                now += 0.1
+                step = tournament.table_ready(table, now=event_time(now))
+                record(step.events, event_time(now))
         command = (commands or {}).get(steps)
         if command is not None:  # an operator's command, between two table steps
             now += 1.0
@@ -94,6 +103,7 @@ def drive(
             step = tournament.register_late(bot, now=event_time(now), rng=step_rng(seed, log.seq))
             record(step.events, event_time(now))
             ready.update(opened_tables(step))
+            unready.update(opened_tables(step))
         if restarting and (not ready or order.random() < 0.3):
             table = order.choice(sorted(restarting))
             late = restarting.pop(table)
@@ -103,6 +113,7 @@ def drive(
             assert plain(tournament) == before, "a refused report changed the core"
             step = tournament.table_restarted(table, node=f"node-{order.randrange(3)}")
             record(step.events, now)
+            unready.discard(table)
             assert step.reply is not None
             ready[table] = step.reply
             continue
@@ -112,8 +123,9 @@ def drive(
             continue
         now += order.random()
         if directive.next_hand is None:
-            step = tournament.poll(table, rng=step_rng(seed, log.seq))
-            record(step.events, now)
+            at = event_time(now)
+            step = tournament.poll(table, now=at, rng=step_rng(seed, log.seq))
+            record(step.events, at)
         elif kill_rate and order.random() < kill_rate:
             record(tournament.table_lost(table), now)
             if late_reports:
@@ -121,6 +133,7 @@ def drive(
                 continue
             step = tournament.table_restarted(table, node=f"node-{order.randrange(3)}")
             record(step.events, now)
+            unready.discard(table)
         else:
             report = play(directive.next_hand, order)
             at = event_time(now)
@@ -129,6 +142,7 @@ def drive(
         assert step.reply is not None
         ready[table] = step.reply
         ready.update(opened_tables(step))
+        unready.update(opened_tables(step))
     records = store.read("t/run")
     store.close()
     check_log(cfg, records)
@@ -411,16 +425,18 @@ def test_refused_commands_change_nothing_so_the_log_holds_every_step(tmp_path: P
         with pytest.raises(error):
             command()
         assert plain(tournament) == before, error
-    tournament.register_late("late00001", now=1.0, rng=rng)
+    late = tournament.register_late("late00001", now=1.0, rng=rng)
     with pytest.raises(AlreadyRegisteredError):
         tournament.register_late("late00001", now=2.0, rng=rng)
-    ready = opened_tables(start)
+    ready = begin(tournament, start, late, now=2.0)
     while tournament.clock.level == 1:  # hands where nobody's stack changes
         for table, directive in sorted(ready.items()):
             if directive.next_hand is not None:
                 step = tournament.apply_hand(quiet(directive.next_hand), now=3.0, rng=rng)
-                assert step.reply is not None
-                ready[table] = step.reply
+            else:  # START-2: ahead of the slowest, or the late registrant's table
+                step = tournament.poll(table, now=3.0, rng=rng)
+            assert step.reply is not None
+            ready[table] = step.reply
     before = plain(tournament)
     with pytest.raises(RegistrationClosedError):
         tournament.register_late("late00002", now=4.0, rng=rng)

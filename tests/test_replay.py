@@ -16,6 +16,8 @@ import pytest
 
 from orchestrator.cli.main import main
 from orchestrator.views.audit import (
+    Violation,
+    audit_events,
     audit_hands,
     audit_hands_against_log,
     read_events,
@@ -154,6 +156,26 @@ def change_a_prize(folder: Path) -> None:
     path.write_text(json.dumps(results))
 
 
+def renumbered(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The log with seq 1, 2, 3, ... again after events were moved or dropped, each `cause`
+    still naming its hand."""
+    new = {e["seq"]: k for k, e in enumerate(events, start=1)}
+    return [
+        {**e, "seq": new[e["seq"]], **({"cause": new[e["cause"]]} if "cause" in e else {})}
+        for e in events
+    ]
+
+
+def deal_before_play_started(events: list[dict[str, Any]]) -> None:
+    """START-1 broken: play_started logged only after the first hand."""
+    started = next(e for e in events if e["type"] == "play_started")
+    events.remove(started)
+    first = next(k for k, e in enumerate(events) if e["type"] == "hand_finished")
+    after = next(k for k in range(first + 1, len(events)) if "cause" not in events[k])
+    events.insert(after, started)
+    events[:] = renumbered(events)
+
+
 def drop_the_last_hand(folder: Path) -> None:
     path = folder / "hands" / "table-0001.phhs"
     text = path.read_text()
@@ -165,6 +187,7 @@ def drop_the_last_hand(folder: Path) -> None:
     [
         (lambda d: edit_events(d, move_a_chip), "[chips]"),
         (lambda d: edit_events(d, duplicate_a_place), "also given at seq"),
+        (lambda d: edit_events(d, deal_before_play_started), "[START-1] table 1 hand 1 was dealt"),
         (lambda d: edit_hand(d, 3, change_a_finishing_stack), "[HE-7] finishing stacks"),
         (lambda d: edit_hand(d, 4, swap_two_deck_cards), "does not match its commitment"),
         (lambda d: edit_hand(d, 4, swap_two_deck_cards), "[HE-3] 'd dh p1"),
@@ -175,6 +198,7 @@ def drop_the_last_hand(folder: Path) -> None:
     ids=[
         "chip-moved",
         "place-duplicated",
+        "dealt-before-play-started",
         "finishing-stack",
         "deck-card-swapped",
         "deck-card-swapped-dealing-order",
@@ -249,3 +273,63 @@ def test_unreadable_input_exits_2_naming_the_file(
     assert code == 2, out
     assert out.startswith("mtt replay: ") and named in out
     assert "Traceback" not in out
+
+
+# --- START-1 and FO-2 from the log alone, on logs of the core (no Ray) ------------------------
+
+
+def core_log(players: int, seats: int, seed: int) -> list[dict[str, Any]]:
+    """A whole tournament's log, its tables driven as a cluster drives them (test_lockstep)."""
+    from test_lockstep import Cluster, config
+
+    cluster = Cluster(config(players, seats=seats, halt_short_tables=False), seed)
+    cluster.run()
+    assert cluster.tournament.finished
+    return cluster.log
+
+
+def rules(violations: list[Violation]) -> set[str]:
+    return {v.rule for v in violations}
+
+
+def test_start1_the_audit_passes_a_core_log_and_names_a_hand_dealt_before_play_started() -> None:
+    log = core_log(24, 8, seed=3)
+    assert audit_events(log) == []
+    deal_before_play_started(log)
+    found = audit_events(log)
+    assert rules(found) == {"START-1"}
+    detail = found[0].detail
+    assert "before play_started (play stopped at seq" in detail and "tournament_started" in detail
+
+
+def test_start1_the_audit_allows_the_hand_in_progress_at_a_pause_and_nothing_more() -> None:
+    log = core_log(24, 8, seed=4)
+    hands = [k for k, e in enumerate(log) if e["type"] == "hand_finished"]
+    pause_at = hands[len(hands) // 2]  # a pause right after a hand: its table may not deal
+    table = log[pause_at]["table"]
+    after = next(k for k in range(pause_at + 1, len(log)) if "cause" not in log[k])
+    paused = renumbered([*log[:after], {"seq": -1, "type": "tournament_paused"}, *log[after:]])
+    found = audit_events(paused)
+    assert rules(found) == {"START-1"}  # nothing starts play again after the pause
+    dealt = {(v.detail.split()[1]) for v in found}
+    assert str(table) in dealt
+    others = {e["table"] for e in log[after:] if e["type"] == "hand_finished"} - {table}
+    for other in others:  # each other table finishes its hand in progress unchallenged once
+        first = next(
+            e for e in paused[after:] if e["type"] == "hand_finished" and e["table"] == other
+        )
+        assert not any(v.where == f"events.jsonl seq {first['seq']}" for v in found)
+
+
+def test_fo2_the_audit_names_a_boundary_left_two_above_the_shortest() -> None:
+    log = core_log(28, 10, seed=5)
+    moved = next(
+        k
+        for k, e in enumerate(log)
+        if e["type"] == "player_moved" and e["reason"] == "balance" and "cause" in e
+    )
+    hand = log[log[moved]["cause"] - 1]
+    log[moved] = {**log[moved], "to_table": log[moved]["from_table"]}  # the move not made
+    found = [v for v in audit_events(log) if v.rule == "FO-2"]
+    assert found and found[0].where == f"events.jsonl seq {hand['seq']}"
+    assert f"table {hand['table']} left its boundary with" in found[0].detail

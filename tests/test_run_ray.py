@@ -221,8 +221,11 @@ def test_chaos_drill_a_node_dies_and_the_tournament_still_finishes(tmp_path: Pat
     if lost:  # Ray reported the node's death in time: it names tables that died with it
         # (issue 6's bug listed tables that were never restarted). A table whose new actor had
         # not yet said where it runs when the node died is restarted but cannot be named.
+        # A table lost between two hands (waiting for play to start, START-1, or for the
+        # slowest table) has no hand to void: its loss is logged as table_lost.
         closed = {e["table"] for e in events if e["type"] == "table_closed"}
-        assert set(lost[0]["tables"]) <= (restarted | closed) & voided
+        between = {e["table"] for e in events if e["type"] == "table_lost"}
+        assert set(lost[0]["tables"]) <= (restarted | closed) & (voided | between)
 
 
 def test_operator_pauses_resumes_and_cancels_a_running_tournament(tmp_path: Path) -> None:

@@ -157,15 +157,26 @@ def test_a_break_counts_down_and_the_next_level_starts_after_it() -> None:
     assert after["break_seconds_left"] is None and after["seconds_left"] == 540
 
 
-def test_a_level_counted_in_hands_shows_hands_left() -> None:
+def test_start2_a_level_counted_in_hands_shows_the_slowest_tables_hands_left() -> None:
     lobby = Lobby(config(unit="hands", length=2))
     log = two_tables(lobby)
-    assert lobby.clock(0.0)["hands_left"] == 4  # 2 hands per table open at the level's start
+    assert lobby.clock(0.0)["hands_left"] == 2  # 2 hands at the slowest table
     for hand in (1, 2, 3):
         log("hand_finished", table=1, hand=hand, button=1,
             players=[seat("a", 1, 1000, 1000), seat("b", 2, 1000, 1000)])  # fmt: skip
     clock = lobby.clock(0.0)
-    assert clock["hands_left"] == 1 and clock["seconds_left"] is None and clock["hands"] == 3
+    assert clock["hands_left"] == 2 and clock["seconds_left"] is None and clock["hands"] == 3
+    log("hand_finished", table=2, hand=1, button=1,
+        players=[seat("d", 1, 1000, 1000), seat("e", 2, 1000, 1000)])  # fmt: skip
+    assert lobby.clock(0.0)["hands_left"] == 1  # table 2 is the slowest, one hand played
+
+
+def test_start1_the_clock_starts_when_play_starts() -> None:
+    lobby = Lobby(config())
+    log = two_tables(lobby)  # level 1 logged at ts 1000, 10 minutes
+    log("play_started", ts=1030.0, tables=[1, 2], held_seconds=30.0)
+    assert lobby.clock(1030.0)["seconds_left"] == 600
+    assert lobby.feed[-1].text == "shuffle up and deal: 2 tables start"
 
 
 def test_prize_pool_and_payouts_as_the_core_will_award_them() -> None:

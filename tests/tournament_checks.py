@@ -6,11 +6,12 @@ The checks themselves live in `orchestrator.views.audit` (one implementation, sh
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
 from orchestrator.core.config import TournamentConfig
-from orchestrator.core.tournament import OpenTable, Step
+from orchestrator.core.tournament import OpenTable, Step, Tournament
 from orchestrator.shell.simulation import entry_deposits, late_bot_names
 from orchestrator.views.audit import audit_events
 from table_worker.protocol import HandPlayer, HandReport, NextHand, TableDirective
@@ -24,6 +25,22 @@ def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
 def opened_tables(step: Step) -> dict[int, TableDirective]:
     """The tables a step opened, with their first directives (what the shell starts)."""
     return {d.table: d.first for d in step.directives if isinstance(d, OpenTable)}
+
+
+def begin(tournament: Tournament, *steps: Step, now: float = 0.0) -> dict[int, TableDirective]:
+    """START-1 as the orchestrator actor takes it: the tables `steps` opened (the start's, a
+    late registrant's) wait until every one's actor is ready (`table_ready`), then each polls
+    and is dealt its first hand. Their directives, by table."""
+    tables = {t: d for step in steps for t, d in opened_tables(step).items()}
+    assert all(directive.wait for directive in tables.values()), "a table dealt before START-1"
+    for table in sorted(tables):
+        tournament.table_ready(table, now=now)
+    directives: dict[int, TableDirective] = {}
+    for table in sorted(tables):
+        step = tournament.poll(table, now=now, rng=random.Random(table))
+        assert step.reply is not None
+        directives[table] = step.reply
+    return directives
 
 
 def funds(cfg: TournamentConfig, players: Sequence[str]) -> dict[str, int]:

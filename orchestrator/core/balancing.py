@@ -7,8 +7,10 @@ whether the table closes (STEP 3) and, if not, whom it sends to another table (S
 move is carried out in the seat map at once: the player's new seat is reserved.
 
 Policies (RULES.md Decision), one `Balancer` each
-    ``equilibrium`` (default, FO-2..FO-5, `orchestrator.core.equilibrium`): tables never differ
-    by 2+ players for longer than it takes the fullest tables to finish their hands; ``open
+    ``equilibrium`` (default, FO-2..FO-5, `orchestrator.core.equilibrium`): a table that reaches
+    its boundary with 2+ players more than the shortest sends players until it has not, so
+    tables never differ by 2+ for longer than it takes the fuller tables to finish their
+    hands; ``open
     tables == ceil(active / max_per_table)`` always, because the elimination that makes one
     table fewer suffice (the critical player, FO-6) closes the table where it happened, at that
     very boundary. The moved player keeps his position relative to the blinds.
@@ -91,6 +93,11 @@ class Balancer(Protocol):
         """STEP 4: the players `table` sends to other tables now."""
         ...
 
+    def gives(self, seating: SeatMap, table: int) -> bool:
+        """Whether `table`, at its boundary with no eliminations, would send players now (a
+        table waiting at its boundary asks; nothing changes)."""
+        ...
+
     def settle(self, seating: SeatMap, table: int) -> None:
         """STEP 5: `table` stayed open; forget what it no longer waits for."""
 
@@ -159,6 +166,9 @@ class Threshold:
         self, seating: SeatMap, table: int, previous: Blinds | None
     ) -> tuple[int, ...]:
         return ()
+
+    def gives(self, seating: SeatMap, table: int) -> bool:
+        return False  # BAL-1 is taken after a hand (CLOSE-1: "after every hand")
 
     def close(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
         """CLOSE-1: the players (sitting-out ones too) move one at a time, in random order, each

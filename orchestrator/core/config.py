@@ -80,6 +80,7 @@ class TournamentConfig:
     level_unit: Literal["hands", "minutes"] = "hands"
     level_length: int = 10
     levels: tuple[BlindLevel, ...]
+    level_lead: int = 2  # START-2: hands a table may be ahead of the slowest (levels in hands)
     breaks: tuple[Break, ...] = ()
     payout_percent: tuple[int, ...] | None = None
     paid_percent: int | None = None  # PAY-1: the default table pays this share of entries
@@ -95,6 +96,17 @@ class TournamentConfig:
     skill_levels: tuple[str, str] | None = None  # SKILL-2: lowest and highest level admitted
     side_events: SideEvents | None = None
     action_seconds: float = 30.0  # OUT-1: a remote player's time limit per action
+    halt_short_tables: bool | None = None  # HALT-1; None: on for tables of 8+ seats (equilibrium)
+
+    @property
+    def halts_short_tables(self) -> bool:
+        """HALT-1: a table 3+ players short of the fullest waits for balancing. Only where the
+        floor balances (the `equilibrium` policy, not a shoot-out); on by default from 8 seats."""
+        if self.policy != "equilibrium" or self.structure == "shootout":
+            return False
+        if self.halt_short_tables is None:
+            return self.max_per_table >= 8
+        return self.halt_short_tables
 
     def side_event_config(self, number: int) -> TournamentConfig:
         """RB-6: side event `number` as a freeze-out of its own (one table, no rebuys, its

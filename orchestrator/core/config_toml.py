@@ -10,11 +10,15 @@ betting = "no"            # no-limit, or "fixed" (HE-5)
 buy_in = 10000            # cents into the prize pool per entry (REG-1)
 fee = 1000                # cents of commission per entry (REG-1)
 action_seconds = 30       # OUT-1: a remote player's time to act (the front door), 0.1..600
+halt_short_tables = true  # HALT-1: a table 3+ players short of the fullest deals no hand until
+                          # balancing brings it within 2; equilibrium only, default on from 8 seats
 
 [levels]
 unit = "hands"            # "hands" (per table, for simulations) or "minutes" (RB-5)
 length = 10
 blinds = [[25, 50, 0], [50, 100, 0], [100, 200, 25]]   # small, big (HE-2: twice the small), ante
+lead = 2                  # START-2, levels in hands: a table more than this many hands ahead
+                          # of the slowest waits at its boundary (0: hand for hand)
 
 [[breaks]]
 after_level = 4
@@ -105,8 +109,9 @@ _TOURNAMENT_KEYS = {
     "cancellation_percent",
     "skill_levels",
     "action_seconds",
+    "halt_short_tables",
 }
-_LEVEL_KEYS = {"unit", "length", "blinds"}
+_LEVEL_KEYS = {"unit", "length", "blinds", "lead"}
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -190,6 +195,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         level_unit=unit,  # type: ignore[arg-type]
         level_length=_whole(levels_section.get("length", 10), "levels.length", low=1),
         levels=levels,
+        level_lead=_lead(levels_section.get("lead"), unit),
         breaks=_parse_breaks(data.get("breaks", []), len(levels)),
         payout_percent=_parse_payouts(data.get("payouts")),
         paid_percent=_parse_paid_percent(data.get("payouts")),
@@ -204,7 +210,31 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         side_events=_parse_side_events(data.get("side_events")),
         skill_levels=_parse_skill_levels(tournament.get("skill_levels")),
         action_seconds=_action_seconds(tournament.get("action_seconds", 30)),
+        halt_short_tables=_halt(tournament.get("halt_short_tables"), policy, structure),
     )
+
+
+def _lead(value: object, unit: str) -> int:
+    """START-2: how many hands a table may be ahead of the slowest; levels in hands only."""
+    if value is None:
+        return 2
+    if unit != "hands":
+        raise ConfigError('levels.lead counts hands: it needs levels.unit = "hands"')
+    return _whole(value, "levels.lead", high=1000)
+
+
+def _halt(value: object, policy: str, structure: str) -> bool | None:
+    """HALT-1 on or off; None leaves the default (on for tables of 8+ seats)."""
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        raise ConfigError(f"halt_short_tables must be true or false, not {value!r}")
+    if value and (policy != "equilibrium" or structure == "shootout"):
+        raise ConfigError(
+            'halt_short_tables needs policy = "equilibrium" and tables the floor balances '
+            "(not a shoot-out)"
+        )
+    return value
 
 
 def _action_seconds(value: object) -> float:

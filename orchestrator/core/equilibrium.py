@@ -90,13 +90,18 @@ class Equilibrium:
     ) -> tuple[int, ...]:
         return ()  # TDA-3 is the tda policy's
 
+    def gives(self, seating: SeatMap, table: int) -> bool:
+        """FO-2: this table holds 2+ more players than the shortest (players on their way
+        counted: their seats are reserved), fullest or not."""
+        return seating.counts.lowest() <= len(seating.seats(table)) - 2
+
     def balance(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
-        """FO-2, FO-4: while this table is a fullest one and some table has 2+ fewer players,
-        send the player nearest the position of the short table's request into that seat.
-        Equally full tables: whichever reports first sends."""
-        seats, counts = seating.seats(table), seating.counts
+        """FO-2, FO-4: while this table holds 2+ more players than the shortest, send the
+        player nearest the position of the short table's request into that seat. Equally
+        full tables: whichever reports first sends."""
+        counts = seating.counts
         moves: list[Move] = []
-        while len(seats) == counts.highest() and counts.lowest() <= len(seats) - 2:
+        while self.gives(seating, table):
             short = counts.at(counts.lowest())
             # FO-2: to the emptiest table; among those, the one waiting longest.
             target = min(short, key=lambda t: (self._waiting_since.get(t, _NO_REQUEST), t))

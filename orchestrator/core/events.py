@@ -28,6 +28,7 @@ __all__ = [
     "NodeLost",
     "PenaltyGiven",
     "PhaseStarted",
+    "PlayStarted",
     "PlayerDisqualified",
     "PlayerEliminated",
     "PlayerMoved",
@@ -46,9 +47,11 @@ __all__ = [
     "RollForwardPaid",
     "SanctionRescinded",
     "SideEventStarted",
+    "TableActorLost",
     "TableClosed",
     "TableOpened",
     "TablePolled",
+    "TableReady",
     "TableRestarted",
     "TournamentCancelled",
     "TournamentFinished",
@@ -184,6 +187,37 @@ class TableRestarted(Event):
     EVENT_TYPE: ClassVar[str] = "table_restarted"
     table: int
     node: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableActorLost(Event):
+    """A table's actor (or its node) died between two hands, with no hand to void (one in
+    progress is voided instead: `hand_voided`). Until its restart the table holds nobody back
+    (START-1, START-2)."""
+
+    EVENT_TYPE: ClassVar[str] = "table_lost"
+    table: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableReady(Event):
+    """START-1: the table's actor answered its first call; it may deal once play starts. Logged
+    once per table (a restart's new actor is ready with its `table_restarted`)."""
+
+    EVENT_TYPE: ClassVar[str] = "table_ready"
+    table: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayStarted(Event):
+    """START-1: every table of the tournament is seated, ready and at its boundary, and `tables`
+    deal from here together: at the start, after a break, after the operator's pause and when a
+    new phase starts. The level clock stood still for `held_seconds` before it (the level in
+    play ends that much later)."""
+
+    EVENT_TYPE: ClassVar[str] = "play_started"
+    tables: tuple[int, ...]
+    held_seconds: float = 0.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

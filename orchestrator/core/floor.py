@@ -24,10 +24,11 @@ Invariants (checked by the property tests in tests/test_floor_properties.py)
     table and one seat in 1..max_per_table; no seat holds two players; every open table has a
     player.
     Equilibrium, after every boundary: ``open tables == ceil(active / max_per_table)``; the
-    table that just reached its boundary is not a fullest table with another table 2+ players
-    below it (it has sent what FO-2 asks of it). Between boundaries a short table may wait for
-    its player, so tables may differ by 2+; once every open table passes a boundary with no
-    eliminations (repeated while that still moves players), tables differ by at most 1.
+    table that just reached its boundary holds fewer than 2 players more than the shortest
+    table, players on their way counted (it has sent what FO-2 asks of it). Between
+    boundaries a short table may wait for its player, so tables may differ by 2+; once every
+    open table passes a boundary with no eliminations (repeated while that still moves
+    players), tables differ by at most 1.
     Threshold: a table sends a BAL-1 player only when it has at least 2 more players than the
     short table.
     TDA: a table breaks only at its own boundary and in the published order (TDA-2), so between
@@ -172,6 +173,12 @@ class TableFloor:
         ``equilibrium`` and ``threshold`` policies."""
         self._open(table)
         return self._balancer.waiting_for_big_blind(self._seating, table, previous)
+
+    def owes_players(self, table: int) -> bool:
+        """Whether `table` would send players at a boundary with no eliminations now (FO-2;
+        nothing changes): a table waiting at its boundary asks."""
+        self._open(table)
+        return self._balancer.gives(self._seating, table)
 
     # ---------------------------------------------------------------- the boundary
 

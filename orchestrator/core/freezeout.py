@@ -46,6 +46,9 @@ class FreezeOut(Seating):
     def waiting_for_big_blind(self, table: int, previous: Blinds | None) -> tuple[int, ...]:
         return self._floor.waiting_for_big_blind(table, previous)  # TDA-3, policy tda only
 
+    def owes_players(self, table: int) -> bool:
+        return self._floor.owes_players(table)
+
     def opening(self, play: Play, rng: random.Random) -> list[Event]:
         events = play.open_tables(self.tables, rng)
         if len(self.tables) == 1:

@@ -35,8 +35,9 @@ def level_due(
     now: float,
 ) -> bool:
     """Whether the current level is over: after `length` minutes of play, or, counted in hands,
-    after `length` hands per table open when the level began. Breaks and pauses are not play:
-    the caller moves `level_started_at` past them."""
+    after `length` hands per table of `tables_at_level_start` (the clock counts the slowest
+    table's hands, at one table: START-2). Breaks and pauses are not play: the caller moves
+    `level_started_at` past them."""
     if config.level_unit == "minutes":
         return now - level_started_at >= 60 * config.level_length
     return hands_this_level >= config.level_length * max(1, tables_at_level_start)

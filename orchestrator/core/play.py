@@ -1,7 +1,8 @@
 """The tournament in play, as its step and every structure share it. Pure.
 
 `Play` holds what is not any one structure's: the chips in play, the places taken, the
-entries (the prize pool), each open table's hands, the clock, the registration with its
+entries (the prize pool), each open table's hands, the clock and the tables' pace (START-1,
+START-2, HALT-1: `core.pace`), the registration with its
 ledger, the judges' discipline and the side events' queue; and the two ways the field changes
 shape: a player placed (`place`, `place_at`: his registration ends, he may join a side event)
 and a table opened (`open_tables`, `open_table`). The structures (`core.structures`) keep their
@@ -31,6 +32,7 @@ from orchestrator.core.events import (
     TableOpened,
 )
 from orchestrator.core.ledger import Ledger
+from orchestrator.core.pace import Pace
 from orchestrator.core.payouts import prize_table
 from orchestrator.core.places import Busted, button_distances, place_eliminated
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
@@ -48,6 +50,7 @@ class Play:
     stacks: dict[str, int]  # players in the tournament and their chips
     entries: int  # buy-ins, re-entries included (the prize pool)
     field_size: int  # different players (the places)
+    pace: Pace  # START-1, START-2, HALT-1: which tables may deal
     clock: LevelClock = field(default_factory=LevelClock)
     discipline: Discipline = field(default_factory=Discipline)
     places: dict[str, int] = field(default_factory=dict)

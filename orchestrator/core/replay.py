@@ -1,14 +1,14 @@
 """Rebuilding the tournament core from its event log (DESIGN.md "Failure model"). Pure.
 
 The orchestrator takes a decision in steps: the start, a finished hand, a poll that changed
-something, a table's loss and its restart, and the commands (pause, resume, cancel, a late
-registration, a sanction, a rebuy asked for). Each step's events are logged as one batch, led
-by an event that names the step's input (`hand_finished` carries the whole report,
-`table_polled` the table, `hand_voided` and `table_restarted` theirs, `player_registered` the
-late registrant, `warning_issued`, `penalty` and `player_disqualified` the sanction,
-`rebuy_requested` the player). Each step draws from its own RNG,
-seeded by the run's seed and the log position it starts at (`step_rng`), and reads the time
-that is logged with it (`ts`), so replaying the steps in log order takes the same decisions
+something, a table's actor ready (START-1), a table's loss and its restart, and the commands
+(pause, resume, cancel, a late registration, a sanction, a rebuy asked for). Each step's events
+are logged as one batch, led by an event that names the step's input (`hand_finished` carries
+the whole report, `table_polled` and `table_ready` the table, `hand_voided` or `table_lost` and
+`table_restarted` theirs, `player_registered` the late registrant, `warning_issued`, `penalty`
+and `player_disqualified` the sanction, `rebuy_requested` the player). Each step draws from its
+own RNG, seeded by the run's seed and the log position it starts at (`step_rng`), and reads the
+time that is logged with it (`ts`), so replaying the steps in log order takes the same decisions
 again: `rebuild` does that, and checks every replayed step's events against the logged ones,
 field by field, before going on.
 
@@ -25,13 +25,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from orchestrator.core.config import TournamentConfig
-from orchestrator.core.events import Event
+from orchestrator.core.events import Event, HandVoided
 from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import RecoveryError
 from table_worker.protocol import HandPlayer, HandReport, HandTiming
 
-__all__ = ["SHELL_EVENTS", "load_snapshot", "rebuild", "snapshot", "step_rng"]
+__all__ = ["SHELL_EVENTS", "STEP_EVENTS", "load_snapshot", "rebuild", "snapshot", "step_rng"]
 
 # Logged by the orchestrator's shell, not decided by the core: skipped by a replay.
 SHELL_EVENTS = frozenset({"node_lost"})
@@ -128,17 +128,22 @@ def _hand_finished(t: Tournament, record: dict[str, Any], rng: random.Random) ->
 
 
 def _polled(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
-    return t.poll(record["table"], rng=rng).events
+    return t.poll(record["table"], now=record["ts"], rng=rng).events
 
 
-def _voided(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
+def _ready(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
+    return t.table_ready(record["table"], now=record["ts"]).events
+
+
+def _lost(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
     return t.table_lost(record["table"])
 
 
 def _restarted(t: Tournament, record: dict[str, Any], rng: random.Random) -> list[Event]:
-    # A loss that voided nothing logged nothing: take it again (it is idempotent).
+    # The loss is logged before (`hand_voided` or `table_lost`); a log written before losses
+    # between hands were logged holds none: take it again (it is idempotent).
     lost = t.table_lost(record["table"])
-    if lost:
+    if any(isinstance(event, HandVoided) for event in lost):
         raise RecoveryError(f"seq {record['seq']}: table {record['table']} had a hand to void")
     return t.table_restarted(record["table"], node=record["node"]).events
 
@@ -184,7 +189,9 @@ def _rebuy_requested(t: Tournament, record: dict[str, Any], rng: random.Random) 
 _STEPS: dict[str, Callable[[Tournament, dict[str, Any], random.Random], list[Event]]] = {
     "hand_finished": _hand_finished,
     "table_polled": _polled,
-    "hand_voided": _voided,
+    "table_ready": _ready,  # START-1: a table's actor answered
+    "hand_voided": _lost,  # a table lost in a hand
+    "table_lost": _lost,  # a table lost between hands
     "table_restarted": _restarted,
     "tournament_paused": _paused,
     "tournament_resumed": _resumed,
@@ -195,6 +202,10 @@ _STEPS: dict[str, Callable[[Tournament, dict[str, Any], random.Random], list[Eve
     "player_disqualified": _sanction(SanctionKind.DISQUALIFICATION),
     "rebuy_requested": _rebuy_requested,
 }
+
+
+# The types of event that lead a step when they carry no `cause` (the audit reads steps so).
+STEP_EVENTS = frozenset(_STEPS)
 
 
 def _check(events: list[Event], records: Sequence[dict[str, Any]], at: int) -> int:

@@ -94,6 +94,9 @@ class ShootOut(Seating):
     def waiting_for_big_blind(self, table: int, previous: Blinds | None) -> tuple[int, ...]:
         return ()  # SO-1: tables are autonomous; nobody arrives from a broken table
 
+    def owes_players(self, table: int) -> bool:
+        return False
+
     def opening(self, play: Play, rng: random.Random) -> list[Event]:
         return self._open_phase(play, self._seating, rng)
 
@@ -130,12 +133,14 @@ class ShootOut(Seating):
         rng: random.Random,
     ) -> Boundary:
         """A table down to its qualifiers is done (SO-2); the last one done starts the next
-        phase (SO-1), which may be all byes: then on again."""
+        phase (SO-1), which may be all byes: then on again. Its tables start together
+        (START-1)."""
         self._seating.remove(table, gone)
         if len(self._seating.tables[table]) > self._rules(self._phase).qualifiers:
             return Boundary()
         events = self._qualify(table)
         events.append(TableClosed(table=table))
+        phase = False
         while not self._seating.tables:
             self._phase += 1
             players, self._qualified = self._qualified, []
@@ -146,7 +151,8 @@ class ShootOut(Seating):
                 rng=rng,
             )
             events += self._open_phase(play, seating, rng)
-        return Boundary(tuple(events), closed=True)
+            phase = True
+        return Boundary(tuple(events), closed=True, new_phase=phase)
 
     def _rules(self, phase: int) -> Phase:
         return phase_rules(self._config, phase)

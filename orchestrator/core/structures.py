@@ -48,10 +48,12 @@ class Busts:
 
 @dataclass(frozen=True, slots=True)
 class Boundary:
-    """What a table's hand boundary decided: the events, and whether the table closes."""
+    """What a table's hand boundary decided: the events, whether the table closes, and
+    whether a new phase opened its tables (they start together: START-1)."""
 
     events: tuple[Event, ...] = ()
     closed: bool = False
+    new_phase: bool = False
 
 
 class Structure(Protocol):
@@ -116,6 +118,11 @@ class Seating(Structure, Protocol):
         broken table between that hand's button and small blind wait for the big blind);
         `previous` is the blinds of its last hand. Asked once per hand dealt, after the
         table's boundary; the hand is dealt, its blinds drawn, over the other seats."""
+        ...
+
+    def owes_players(self, table: int) -> bool:
+        """Whether `table`, waiting at its boundary, would send players now (FO-2): its poll
+        then takes its boundary again. Asking changes nothing."""
         ...
 
 

@@ -128,6 +128,17 @@ class Tda:
             )
         return moves
 
+    def gives(self, seating: SeatMap, table: int) -> bool:
+        """FO-2 says when, TDA-2 which table: the highest-numbered fullest one sends, while it
+        holds 2+ more players than the shortest (and no break is due)."""
+        seats, counts = seating.seats(table), seating.counts
+        return (
+            not _break_due(seating)
+            and len(seats) == counts.highest()
+            and table == max(counts.at(len(seats)))
+            and counts.lowest() <= len(seats) - 2
+        )
+
     def balance(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
         """FO-2 says when; TDA-2 which tables; TDA-1 who and where (module doc)."""
         if _break_due(seating):

@@ -3,10 +3,11 @@
 The shell owns the clock, the RNG and every side effect: it passes `now` and a
 `random.Random` in, appends the returned events to the log *before* it carries out the
 returned directives (write-ahead), and sends each table the `NextHand` it is given. Every input
-is a step (`start`, `apply_hand`, `poll`, `table_lost`, `table_restarted`, and the commands
-`pause`, `resume`, `cancel`, `register_late`, `sanction`, `request_rebuy`); a refused one raises
-before it changes anything. The same config, seed and steps give the same decisions, so the
-log replays to the same tournament (`core.replay`).
+is a step (`start`, `apply_hand`, `poll`, `table_ready`, `table_lost`, `table_restarted`, and
+the commands `pause`, `resume`, `cancel`, `register_late`, `sanction`, `request_rebuy`); a
+refused one raises before it changes anything. The same config, seed and steps give the same
+decisions, so the log replays to the same tournament (`core.replay`). Tables play in step
+(START-1, START-2, HALT-1: `core.pace`).
 
 The structures (the seating, rebuys, hand-for-hand, late entry) keep their own state behind
 one protocol (`core.structures`), which `apply_hand` calls in numbered steps; what they share
@@ -28,7 +29,9 @@ from orchestrator.core.events import (
     HandFinished,
     HandVoided,
     LevelStarted,
+    TableActorLost,
     TablePolled,
+    TableReady,
     TableRestarted,
     TournamentFinished,
     TournamentPaused,
@@ -39,8 +42,10 @@ from orchestrator.core.freezeout import FreezeOut
 from orchestrator.core.hand_for_hand import HandForHand
 from orchestrator.core.late import LateEntry
 from orchestrator.core.levels import blind_level
+from orchestrator.core.pace import Pace
 from orchestrator.core.places import Busted
 from orchestrator.core.play import Play, open_registration
+from orchestrator.core.queries import TournamentQueries
 from orchestrator.core.rebuys import Rebuys
 from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.shootout import ShootOut
@@ -53,7 +58,7 @@ __all__ = ["Directive", "OpenTable", "StartSideEvent", "Step", "Tournament"]
 
 
 @dataclass(slots=True, kw_only=True)
-class Tournament:
+class Tournament(TournamentQueries):
     config: TournamentConfig
     tournament_id: str
     started_at: float
@@ -99,8 +104,10 @@ class Tournament:
             stacks=dict.fromkeys(players, config.starting_stack),
             entries=len(players),
             field_size=len(players),
-            clock=LevelClock(level_started_at=now, tables_at_level_start=len(seating.tables)),
+            pace=Pace.of(config),
+            clock=LevelClock(level_started_at=now),
         )
+        play.clock.hold(at=now)  # START-1: the level starts when play does
         rebuys = Rebuys(config.rebuy) if config.rebuy is not None else None
         hand_for_hand = HandForHand(config, seating) if config.hand_for_hand else None
         tournament = cls(
@@ -136,10 +143,13 @@ class Tournament:
         and then wait for the resume; the level in play does not run meanwhile."""
         self._require_running("pause")
         self.play.clock.pause(now=now)
+        self.play.clock.hold(at=now)
+        self.play.pace.stop()  # START-1: after the pause every table starts again together
         return self._step([TournamentPaused()])
 
     def resume(self, *, now: float) -> Step:
-        """Start the clock again: the level in play ends as much later as the pause lasted."""
+        """Start the clock again: the level in play ends as much later as the pause lasted.
+        Tables deal again once every one is at its boundary (START-1: `play_started`)."""
         self._require_running("resume")
         paused = self.play.clock.resume(now=now)
         return self._step([TournamentResumed(paused_seconds=round(paused, 3))])
@@ -169,7 +179,9 @@ class Tournament:
         self._require_running("register")
         if self.late is None:
             raise RegistrationClosedError("REG-1: this tournament takes no late registration")
-        return self._step(self.late.register(self.play, player, now=now, rng=rng))
+        events = self.late.register(self.play, player, now=now, rng=rng)
+        self.play.pace.sync(self.seating.tables)
+        return self._step(events)
 
     def sanction(
         self,
@@ -207,84 +219,39 @@ class Tournament:
                 f"cannot {command}: the tournament was cancelled ({self.cancelled})"
             )
 
-    # --- queries --------------------------------------------------------------------------
-
-    @property
-    def stacks(self) -> Mapping[str, int]:
-        return self.play.stacks
-
-    @property
-    def places(self) -> Mapping[str, int]:
-        return self.play.places
-
-    @property
-    def entries(self) -> int:
-        return self.play.entries
-
-    @property
-    def tables(self) -> Mapping[int, TableState]:
-        return self.play.tables
-
-    @property
-    def clock(self) -> LevelClock:
-        return self.play.clock
-
-    @property
-    def paused_at(self) -> float | None:
-        return self.play.clock.paused_at
-
-    @property
-    def side_events(self) -> int:
-        return self.play.side_events
-
-    @property
-    def active_players(self) -> int:
-        return self.play.active_players
-
-    @property
-    def level(self) -> BlindLevel:
-        return blind_level(self.config, self.play.clock.level)
-
-    @property
-    def paid_places(self) -> int:
-        return self.play.paid_places
-
-    @property
-    def prize_pool(self) -> int:
-        return self.play.prize_pool
-
-    def prizes(self) -> list[int]:
-        """Prize by place (index 0 is first), from the configured or the default table."""
-        return self.play.prizes()
-
-    def results(self, *, seconds: float) -> dict[str, object]:
-        """results.json (DESIGN.md)."""
-        results = self.play.results(tournament=self.tournament_id, hands=self.hands)
-        results["seconds"] = round(seconds, 3)
-        return results | ({} if self.cancelled is None else {"cancelled": self.cancelled})
-
     # --- tables ---------------------------------------------------------------------------
 
-    def poll(self, table: int, *, rng: random.Random) -> Step:
-        """A table short of players asks again. Players may have been moved in since; if not,
-        its idle boundary lets the floor close it or fill it (CLOSE-1, BAL-1, FO-3)."""
+    def poll(self, table: int, *, now: float, rng: random.Random) -> Step:
+        """A waiting table asks again. Holding 2+ players more than the shortest table, it first
+        gives what FO-2 asks of it, as at any boundary; then it deals if it may (START-1,
+        START-2, HALT-1, hand-for-hand), or, short of players, its idle boundary lets the floor
+        close it or fill it (CLOSE-1, BAL-1, FO-3). Only a poll that changes something is logged
+        (`table_polled` first, so a restarted orchestrator replays it)."""
         state = self._require_table(table)
         if self.cancelled is not None:  # logged: a restarted orchestrator closes it too
             return self._step([TablePolled(table=table)], self._close(table))
         if state.in_hand:
             return self._step([], TableDirective(table, state.issued))
+        seats = self.seating.tables[table]
+        big_blind = state.blinds.big_blind if state.blinds else min(seats)
+        if len(seats) >= 2 and self.seating.owes_players(table):
+            events, closed = self._boundary(table, [], big_blind, now, rng)
+            self.play.pace.sync(self.seating.tables)
+            events = [TablePolled(table=table), *events, *self._play_starts(now)]
+            return self._step(events, self._close(table) if closed else self._next(table))
         if self._held(table):
             return self._step([], TableDirective(table, None))  # hand-for-hand: the round goes on
-        seats = self.seating.tables[table]
         if len(seats) >= 2:
+            started = self._play_starts(now)
             directive = self._directive(table)
-            polled: list[Event] = [TablePolled(table=table)] if directive.next_hand else []
-            return self._step(polled, directive)
-        # The idle boundary. Only a poll that changes something is logged (TablePolled first,
-        # so a restarted orchestrator replays it): repeating the same idle decision does not.
-        big_blind = state.blinds.big_blind if state.blinds else min(seats)
+            changed = bool(started) or directive.next_hand is not None
+            return self._step([TablePolled(table=table), *started] if changed else [], directive)
+        # The idle boundary. Only a poll that changes something is logged: repeating the same
+        # idle decision does not.
         requests = self.seating.pending_requests(table)
-        events, closed = self._boundary(table, [], big_blind, rng)
+        events, closed = self._boundary(table, [], big_blind, now, rng)
+        self.play.pace.sync(self.seating.tables)
+        events += self._play_starts(now)
         directive = self._close(table) if closed else self._directive(table)
         idle = (big_blind, requests)
         if events or closed or directive.next_hand or state.idle_logged != idle:
@@ -292,13 +259,24 @@ class Tournament:
             events.insert(0, TablePolled(table=table))
         return self._step(events, directive)
 
+    def table_ready(self, table: int, *, now: float) -> Step:
+        """START-1: the table's actor answered its first call (the shell says so). Logged once
+        per table; play starts once every table is ready at its boundary."""
+        self._require_table(table)
+        if self.finished or self.cancelled is not None or not self.play.pace.table_ready(table):
+            return self._step([])
+        self.play.pace.sync(self.seating.tables)
+        return self._step([TableReady(table=table), *self._play_starts(now)])
+
     def table_lost(self, table: int) -> list[Event]:
         """A table's actor (or its node) died. The hand it was playing is voided: stacks stay
         as last reported, and its number is never reused. Nothing else stops."""
         state = self._require_table(table)
         state.last_directive = None
+        news = self.play.pace.table_lost(table)  # it holds nobody back meanwhile (START-2)
+        self.play.pace.sync(self.seating.tables)
         if state.issued is None or not state.in_hand:
-            return []
+            return [TableActorLost(table=table)] if news else []
         voided = state.issued.hand
         state.last_hand = voided
         state.blinds = state.played_blinds  # the next hand replays the voided one's positions
@@ -306,14 +284,15 @@ class Tournament:
 
     def table_restarted(self, table: int, *, node: str) -> Step:
         """The lost table's new actor is ready on `node`: it deals the same seats, stacks and
-        positions as the voided hand, under a new hand number."""
+        positions as the voided hand, under a new hand number, joining the running clock
+        (START-1)."""
         self._require_table(table)
+        self.play.pace.table_restarted(table)
+        self.play.pace.sync(self.seating.tables)
         events: list[Event] = [TableRestarted(table=table, node=node)]
         if self.cancelled is not None:
             return self._step(events, self._close(table))
-        if self._held(table):
-            return self._step(events, TableDirective(table, None))
-        return self._step(events, self._directive(table))
+        return self._step(events, self._next(table))
 
     # --- the step -------------------------------------------------------------------------
 
@@ -387,23 +366,20 @@ class Tournament:
         # STEP 5: balancing and closing (FO-2..FO-5, CLOSE-1, BAL-1), or a shoot-out table
         # done with its phase (SO-2).
         gone = [who.player for who in busts.out + busts.back] + [p.player for p in removed]
-        boundary, closed = self._boundary(table, gone, issued.blinds.big_blind, rng)
+        boundary, closed = self._boundary(table, gone, issued.blinds.big_blind, now, rng)
         events += boundary
         # STEP 6: re-entries take random seats (never between the small blind and the button).
         for structure in self.structures:
             events += structure.seat_entrants(play, busts.back, rng)
-        # STEP 7: the blind level, counted across all tables (START-2).
-        events += self._advance_level(now)
+        # STEP 7: the blind level, by the clock or by the slowest table's hands (START-2).
+        events += self._advance_level(table, now)
         # STEP 8: hand-for-hand near the money: this table waits for the round.
         for structure in self.structures:
             events += structure.table_done(play, table, closed=closed)
-        # STEP 9: this table's next hand, wait, or close.
-        if closed:
-            directive = self._close(table)
-        elif self._held(table):
-            directive = TableDirective(table, None)
-        else:
-            directive = self._directive(table)
+        # STEP 9: play starts again once every table is ready at its boundary (START-1).
+        events += self._play_starts(now)
+        # STEP 10: this table's next hand, wait, or close.
+        directive = self._close(table) if closed else self._next(table)
         state.last_directive = directive
         return self._step(events, directive)
 
@@ -419,25 +395,49 @@ class Tournament:
         return Step(events, reply, directives)
 
     def _boundary(
-        self, table: int, gone: list[str], big_blind: int, rng: random.Random
+        self, table: int, gone: list[str], big_blind: int, now: float, rng: random.Random
     ) -> tuple[list[Event], bool]:
         events: list[Event] = []
         closed = False
+        play = self.play
         for structure in self.structures:
-            boundary = structure.boundary(self.play, table, gone=gone, big_blind=big_blind, rng=rng)
+            boundary = structure.boundary(play, table, gone=gone, big_blind=big_blind, rng=rng)
             events += boundary.events
             closed = closed or boundary.closed
+            if boundary.new_phase:  # START-1: its tables start together
+                play.clock.hold(at=now)
+                play.pace.stop()
         return events, closed
+
+    def _play_starts(self, now: float) -> list[Event]:
+        """START-1: play (re)starts when every open table is ready at its boundary."""
+        play = self.play
+        if play.pace.playing or self.finished or self.cancelled is not None:
+            return []
+        tables = {t: play.tables[t] for t in self.seating.tables}
+        if not play.pace.may_start(tables, play.clock, now=now):
+            return []
+        return [play.pace.start(tables, play.clock, now=now)]
+
+    def _next(self, table: int) -> TableDirective:
+        """A table at its boundary: wait for its hand-for-hand round, or its next directive."""
+        return TableDirective(table, None) if self._held(table) else self._directive(table)
 
     def _held(self, table: int) -> bool:
         return any(structure.holds_table(table) for structure in self.structures)
 
-    def _advance_level(self, now: float) -> list[Event]:
-        play = self.play
+    def _advance_level(self, table: int, now: float) -> list[Event]:
+        play, pace = self.play, self.play.pace
         clock = play.clock
-        breaks = clock.hand_played(self.config, now=now, tables=len(play.tables))
+        pace.hand_played(table)
+        pace.sync(self.seating.tables)
+        breaks = clock.hand_played(self.config, now=now, hands=pace.slowest())
         if breaks is None:
             return []
+        pace.level_started()
+        if breaks:  # START-1: every table starts again together after the break
+            clock.hold(at=now)
+            pace.stop()
         events: list[Event] = [*breaks]
         for structure in self.structures:
             events += structure.level_starting(play, clock.level)
@@ -469,11 +469,11 @@ class Tournament:
             raise ReportError(f"table {table} is not open in this tournament") from None
 
     def _directive(self, table: int) -> TableDirective:
-        play = self.play
-        seats = self.seating.tables[table]
+        play, seats = self.play, self.seating.tables[table]
         if self.cancelled is not None:
             return self._close(table)
-        if len(seats) < 2 or play.clock.paused:
+        waits = len(seats) < 2 or play.clock.paused
+        if waits or not play.pace.may_deal(table, self.seating.tables):  # START-1, HALT-1
             return TableDirective(table, None)
         state = play.tables[table]
         waiting = self.seating.waiting_for_big_blind(table, state.blinds)  # TDA-3

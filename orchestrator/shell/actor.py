@@ -230,6 +230,7 @@ class Orchestrator:
         hand boundary, as long as it takes (`table_worker.actor`), and is not restarted."""
         try:
             await self._fleet.ready(replica)
+            await self._table_ready(replica.table)
             await self._fleet.played(replica)
         except TableLost:
             if self._current(replica) and self._in_play(replica.table):
@@ -244,6 +245,7 @@ class Orchestrator:
         loop's call reached it) is replaced like a dead one."""
         try:
             await self._fleet.ready(replica)
+            await self._table_ready(replica.table)
             while self._in_play(replica.table):
                 await self._fleet.still_playing(replica)
                 await asyncio.sleep(FOLLOW_SECONDS)
@@ -254,6 +256,16 @@ class Orchestrator:
         self._fleet.draining(replica)
         await asyncio.sleep(FOLLOW_SECONDS)  # let it take its close directive and finish
         self._closed(replica)
+
+    async def _table_ready(self, table: int) -> None:
+        """START-1: the table's actor answered; the core hears it as a logged step (once per
+        table: a repeat decides nothing), and play starts when every table has."""
+        if not self._in_play(table):
+            return
+        now = event_time(time.time())
+        step = _decide(lambda: self._tournament.table_ready(table, now=now))
+        if step.events:
+            await self._record(step, now)
 
     def _current(self, replica: TableReplica) -> bool:
         return self._fleet.replicas.get(replica.table) is replica
@@ -459,9 +471,10 @@ class Orchestrator:
 
     async def poll(self, table: int) -> TableDirective:
         await self._ready()
+        now = event_time(time.time())
         rng = step_rng(self._seed, self._log.seq)
-        step = _decide(lambda: self._tournament.poll(table, rng=rng))
-        await self._record(step, time.time())
+        step = _decide(lambda: self._tournament.poll(table, now=now, rng=rng))
+        await self._record(step, now)
         assert step.reply is not None
         return step.reply
 

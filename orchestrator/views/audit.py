@@ -8,6 +8,9 @@ Two layers, so tests can audit what they hold in memory and the CLI what is on d
   never assert, so one audit reports everything wrong with a run at once.
 
 `audit_run(folder)` puts them together for a run's folder and its side events (RB-6).
+The event log's checks include playing in step: no table deals before `play_started`
+(START-1), and under the equilibrium policy no table leaves its boundary 2+ players above the
+shortest table (FO-2, balance at every boundary).
 Rule labels are RULES.md IDs where one applies, otherwise the contract they come from.
 """
 
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.core.events import EventRecord
+from orchestrator.core.replay import SHELL_EVENTS, STEP_EVENTS
 from orchestrator.errors import UnreadableRun
 from rng_service.commit import verify_commitment
 from table_worker.cards import cards_text, parse_cards, validate_deck
@@ -182,6 +186,9 @@ _FIELDS: dict[str, dict[str, Kind]] = {
     "hand_voided": {"table": int, "hand": int},
     "player_eliminated": {"player": str, "place": int},
     "player_moved": {"player": str, "from_table": int, "to_table": int},
+    "table_opened": {"table": int},
+    "table_closed": {"table": int},
+    "play_started": {"tables": (list, tuple)},
     "tournament_finished": {"winner": str},
     "prize_awarded": {"player": str, "place": int, "amount": int},
     "player_registered": {"player": str, "buy_in": int, "fee": int},
@@ -244,7 +251,6 @@ def audit_events(
         ("tournament_started", (1,)),
         ("tournament_finished", (0,) if cancelled else (1,)),
         ("tournament_cancelled", (0, 1)),
-        ("final_table", (0, 1) if cancelled else (1,)),
         ("hand_for_hand", (0, 1, 2) if cancelled else (0, 2)),  # on, then off (ELIM-1)
     ):
         if kinds[kind] not in allowed:
@@ -253,10 +259,170 @@ def audit_events(
     entries = field + kinds["player_reentered"]
     winner = next((e["winner"] for e in log if e["type"] == "tournament_finished"), None)
     rolled = {e["player"]: e["chips"] for e in log if e["type"] == "roll_forward_paid"}
+    v += _final_table(log, cancelled)
     v += _places(log, field, winner, rolled)
     v += _chips(log, winner, rolled)
     v += _one_place(log)
     v += _money(log, entries, buy_in, fee)
+    v += _in_step(log)
+    v += _balanced(log)
+    return v
+
+
+def _final_table(log: Sequence[EventRecord], cancelled: bool) -> list[Violation]:
+    """One final table (none yet if cancelled); another only after a table opened since the
+    last (a late entrant found no seat at it, so it was not the last table after all)."""
+    v: list[Violation] = []
+    finals, opened_since = 0, False
+    for e in log:
+        if e["type"] == "table_opened":
+            opened_since = True
+        elif e["type"] == "final_table":
+            if finals and not opened_since:
+                v.append(Violation("contract", _at(e), "a second final_table, no table opened"))
+            finals, opened_since = finals + 1, False
+    if finals == 0 and not cancelled:
+        v.append(Violation("contract", "events.jsonl", "0 final_table events"))
+    return v
+
+
+# After these, play stands still until `play_started` (START-1).
+_STOPS = frozenset({"tournament_started", "break_started", "tournament_paused", "phase_started"})
+
+
+def _in_step(log: Sequence[EventRecord]) -> list[Violation]:
+    """START-1: no table deals before `play_started`: no hand before the first, nor at a new
+    phase's tables; after a break or the operator's pause each table finishes at most the hand
+    it was playing (none if it had just finished one, or its hand was voided)."""
+    v: list[Violation] = []
+    playing, stop = False, None
+    open_tables: set[int] = set()
+    may_finish: dict[int, int] = {}  # while play stands still: hands a table may still finish
+    for e in log:
+        kind = e["type"]
+        if kind == "table_opened":
+            open_tables.add(e["table"])
+            may_finish[e["table"]] = 0
+        elif kind == "table_closed":
+            open_tables.discard(e["table"])
+        elif kind == "play_started":
+            if playing:
+                v.append(Violation("START-1", _at(e), "play_started while play goes on"))
+            playing = True
+        elif kind in _STOPS:
+            if playing:
+                may_finish = dict.fromkeys(open_tables, 1 if kind in _PAUSES else 0)
+                if "cause" in e:  # the hand that reached the break: that table is done
+                    may_finish[log[e["cause"] - 1].get("table", 0)] = 0
+            playing, stop = False, e
+        elif kind == "hand_voided" and not playing:
+            may_finish[e["table"]] = 0
+        elif kind == "hand_finished" and not playing:
+            left = may_finish.get(e["table"], 0)
+            if not left:
+                since = (
+                    "" if stop is None else f" (play stopped at seq {stop['seq']}, {stop['type']})"
+                )
+                v.append(
+                    Violation(
+                        "START-1",
+                        _at(e),
+                        f"table {e['table']} hand {e['hand']} was dealt before play_started{since}",
+                    )
+                )
+            may_finish[e["table"]] = max(0, left - 1)
+    return v
+
+
+_PAUSES = frozenset({"break_started", "tournament_paused"})  # hands in progress finish
+
+
+def _leads_a_step(e: EventRecord) -> bool:
+    return "cause" not in e and (e["type"] in STEP_EVENTS or e["type"] in SHELL_EVENTS)
+
+
+def _balanced(log: Sequence[EventRecord]) -> list[Violation]:
+    """FO-2 at every boundary (equilibrium, not a shoot-out): a table whose boundary the log
+    shows (its hand finished, or a logged poll of it) holding 2+ more players than the shortest
+    table, players on their way counted, gives players until it does not. Checked where the
+    core balances: after the hand's players left and before re-entries take their seats."""
+    started = next((e for e in log if e["type"] == "tournament_started"), {})
+    if started.get("policy") != "equilibrium" or started.get("structure") == "shootout":
+        return []
+    v: list[Violation] = []
+    seats: dict[int, set[str]] = {}
+    where: dict[str, int] = {}
+    busted: set[str] = set()  # out in the step's hand, unless they rebuy or re-enter
+    later: list[EventRecord] = []  # the step's re-entries and tables opened: after balancing
+    boundary: EventRecord | None = None
+
+    def sit(player: str, table: int) -> None:
+        leave(player)
+        seats.setdefault(table, set()).add(player)
+        where[player] = table
+
+    def leave(player: str) -> None:
+        table = where.pop(player, None)
+        if table in seats:
+            seats[table].discard(player)
+
+    def end_of_step() -> None:
+        nonlocal boundary
+        for player in busted:
+            leave(player)
+        busted.clear()
+        if boundary is not None and boundary["table"] in seats:
+            table, mine = boundary["table"], len(seats[boundary["table"]])
+            short = min(seats, key=lambda t: (len(seats[t]), t))
+            if mine >= len(seats[short]) + 2:
+                v.append(
+                    Violation(
+                        "FO-2",
+                        _at(boundary),
+                        f"table {table} left its boundary with {mine} players, "
+                        f"table {short} has {len(seats[short])} (moves counted)",
+                    )
+                )
+        boundary = None
+        for e in later:
+            if e["type"] == "table_opened":
+                seats.setdefault(e["table"], set())
+            else:
+                sit(str(e["player"]), e["table"])
+        later.clear()
+
+    for e in log:
+        kind, player = e["type"], str(e.get("player"))
+        if _leads_a_step(e):
+            end_of_step()
+        if kind == "tournament_cancelled":
+            break  # CRASH-2: tables close at their next boundary, nobody moves any more
+        if kind in ("hand_finished", "table_polled"):
+            boundary = e
+            if kind == "hand_finished":
+                busted.update(p["player"] for p in e["players"] if p["end"] == 0)
+        elif kind == "table_opened":
+            if boundary is not None and boundary["type"] == "hand_finished":
+                later.append(e)
+            else:
+                seats.setdefault(e["table"], set())
+        elif kind == "player_seated":
+            sit(player, e["table"])
+        elif kind == "player_reentered":
+            busted.discard(player)
+            leave(player)
+            later.append(e)
+        elif kind in ("rebuy", "addon"):
+            busted.discard(player)
+        elif kind == "player_moved":
+            sit(player, e["to_table"])
+        elif kind == "player_eliminated":
+            if player not in busted:
+                leave(player)
+        elif kind == "table_closed":
+            for gone in seats.pop(e["table"], set()):
+                where.pop(gone, None)
+    end_of_step()
     return v
 
 

@@ -71,8 +71,7 @@ class Lobby:
     prizes: dict[int, int] = field(default_factory=dict)  # place -> amount, once awarded
     hands: int = 0
     level: int = 0
-    hands_this_level: int = 0
-    tables_at_level_start: int = 1
+    level_hands: dict[int, int] = field(default_factory=dict)  # per table (START-2)
     level_started_at: float = 0.0  # a break's end when the level follows one
     break_until: float | None = None
     paused_at: float | None = None
@@ -133,8 +132,8 @@ class Lobby:
     def _on_table_opened(self, e: EventRecord) -> None:
         self.tables.setdefault(e["table"], {})
         self._changes.tables.add(e["table"])
-        if self.hands == 0:  # the opening tables are logged after level 1 starts
-            self.tables_at_level_start = len(self.tables)
+        # START-2: a table joining counts as many hands as the slowest (core.pace)
+        self.level_hands[e["table"]] = min(self.level_hands.values(), default=0)
 
     def _on_player_seated(self, e: EventRecord) -> None:
         self._unseat(e["player"])  # a shoot-out seats everyone again in each phase (SO-1)
@@ -153,7 +152,7 @@ class Lobby:
     def _on_hand_finished(self, e: EventRecord) -> None:
         table = e["table"]
         self.hands += 1
-        self.hands_this_level += 1
+        self.level_hands[table] = self.level_hands.get(table, 0) + 1
         self.buttons[table] = e["button"]
         for p in e["players"]:
             if p["player"] in self.stacks:
@@ -186,6 +185,7 @@ class Lobby:
         for player in list(self.tables.pop(e["table"], {}).values()):
             self.seats.pop(player, None)
         self.buttons.pop(e["table"], None)
+        self.level_hands.pop(e["table"], None)
         self._changes.tables.add(e["table"])
         self._say(e, "table", f"table {e['table']} closes")
 
@@ -229,14 +229,20 @@ class Lobby:
 
     def _on_level_started(self, e: EventRecord) -> None:
         self.level = e["level"]
-        self.hands_this_level = 0
-        self.tables_at_level_start = max(1, len(self.tables))
+        if e["level"] > 1:  # hands beyond the level's length carry into the next (START-2)
+            length = self.config.level_length
+            self.level_hands = {t: hands - length for t, hands in self.level_hands.items()}
         ts = float(e["ts"])
         # The core starts the level after a break (orchestrator.core.tournament `_advance_level`).
         self.level_started_at = max(ts, self.break_until or ts)
         if e["level"] > 1:
             blinds = _blinds(e["small_blind"], e["big_blind"], e["ante"])
             self._say(e, "level", f"level {e['level']}: blinds {blinds}")
+
+    def _on_play_started(self, e: EventRecord) -> None:
+        """START-1: every table deals from here; the clock stood still until now."""
+        self.level_started_at += float(e.get("held_seconds", 0.0))
+        self._say(e, "table", f"shuffle up and deal: {len(e['tables'])} tables start")
 
     def _on_break_started(self, e: EventRecord) -> None:
         self.break_until = float(e["ts"]) + 60 * e["minutes"]
@@ -342,9 +348,8 @@ class Lobby:
             ends = self.level_started_at + 60 * config.level_length + paused_for
             seconds_left = max(0.0, ends - max(now, self.level_started_at))
         else:
-            hands_left = max(
-                0, config.level_length * self.tables_at_level_start - self.hands_this_level
-            )
+            playing = [h for t, h in self.level_hands.items() if len(self.tables.get(t, {})) >= 2]
+            hands_left = max(0, config.level_length - min(playing, default=0))  # the slowest
         on_break = self.break_until is not None and now < self.break_until + paused_for
         break_next = next((b.minutes for b in config.breaks if b.after_level == level), None)
         players_left = len(self.stacks)

@@ -1,0 +1,80 @@
+"""What the shells, the views and the tests read of a tournament in play: its field, money,
+tables and clock, and results.json. Pure, read-only: `Tournament` (`core.tournament`) takes
+its steps; this is the other half of its surface."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from orchestrator.core.clock import LevelClock
+from orchestrator.core.config import BlindLevel, TournamentConfig
+from orchestrator.core.levels import blind_level
+from orchestrator.core.play import Play
+from orchestrator.core.tables import TableState
+
+__all__ = ["TournamentQueries"]
+
+
+class TournamentQueries:
+    """The queries of `Tournament`, over the fields it declares."""
+
+    __slots__ = ()
+    config: TournamentConfig
+    tournament_id: str
+    play: Play
+    hands: int
+    cancelled: str | None
+
+    @property
+    def stacks(self) -> Mapping[str, int]:
+        return self.play.stacks
+
+    @property
+    def places(self) -> Mapping[str, int]:
+        return self.play.places
+
+    @property
+    def entries(self) -> int:
+        return self.play.entries
+
+    @property
+    def tables(self) -> Mapping[int, TableState]:
+        return self.play.tables
+
+    @property
+    def clock(self) -> LevelClock:
+        return self.play.clock
+
+    @property
+    def paused_at(self) -> float | None:
+        return self.play.clock.paused_at
+
+    @property
+    def side_events(self) -> int:
+        return self.play.side_events
+
+    @property
+    def active_players(self) -> int:
+        return self.play.active_players
+
+    @property
+    def level(self) -> BlindLevel:
+        return blind_level(self.config, self.play.clock.level)
+
+    @property
+    def paid_places(self) -> int:
+        return self.play.paid_places
+
+    @property
+    def prize_pool(self) -> int:
+        return self.play.prize_pool
+
+    def prizes(self) -> list[int]:
+        """Prize by place (index 0 is first), from the configured or the default table."""
+        return self.play.prizes()
+
+    def results(self, *, seconds: float) -> dict[str, object]:
+        """results.json (DESIGN.md)."""
+        results = self.play.results(tournament=self.tournament_id, hands=self.hands)
+        results["seconds"] = round(seconds, 3)
+        return results | ({} if self.cancelled is None else {"cancelled": self.cancelled})
