@@ -8,6 +8,9 @@ Hierarchy::
     ├── UnreadableRun                  a run's files that `mtt replay` cannot read (file, line)
     ├── FolderInUse                    an output folder holding another run's files (`mtt run
     │                                  --out`, `mtt export DIR`): refused unless told (--force)
+    ├── RecordError                    a stored record or snapshot the codec cannot read: an
+    │                                  unknown type or class, a version newer than this code,
+    │                                  a missing, extra or mistyped field (names which)
     ├── RecoveryError                  a restarted orchestrator cannot rebuild the tournament
     │                                  from its log: replaying it decides something else (names
     │                                  the seq), or the log cannot be made whole again
@@ -124,6 +127,7 @@ __all__ = [
     "NotRegisteredError",
     "OrchestratorError",
     "PlayerEliminatedError",
+    "RecordError",
     "RecoveryError",
     "ReentryError",
     "RegistrationClosedError",
@@ -354,6 +358,9 @@ class UnreadableRun(OrchestratorError):
 class FolderInUse(OrchestratorError):
     """An output folder that holds the files of another run: writing there would delete them
     (the message names the folder and what is in it)."""
+class RecordError(OrchestratorError, ValueError):
+    """The codec (`orchestrator.core.codec`) cannot read a stored record or snapshot: the
+    message names its type (or class) and the field."""
 
 
 class RecoveryError(OrchestratorError):

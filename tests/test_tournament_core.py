@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tournament_checks import begin, check_log, funds, opened_tables, quiet
 
+from orchestrator.core import codec
 from orchestrator.core.blinds import blind_gap, next_blinds
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.config_toml import parse_config
@@ -98,18 +99,19 @@ def run(
     )
     log: list[dict[str, Any]] = []
     seq = 0
+    now = 0.0
 
     def record(events: list[Event]) -> None:
+        """The events as the log records them (`orchestrator.core.codec`)."""
         nonlocal seq
         cause = None
         for event in events:
             seq += 1
-            entry = {"seq": seq, "type": event.EVENT_TYPE, **event.fields()}
             if event.EVENT_TYPE == "hand_finished":
+                log.append(codec.record(event, seq=seq, ts=now))
                 cause = seq
-            elif cause is not None:
-                entry["cause"] = cause
-            log.append(entry)
+            else:
+                log.append(codec.record(event, seq=seq, ts=now, cause=cause))
 
     record(step.events)
     ready: dict[int, TableDirective] = opened_tables(step)

@@ -1,7 +1,11 @@
 """The tournament's events (DESIGN.md "Files written by mtt run": events.jsonl).
 
-Each is a frozen record with the contract's field names; `EVENT_TYPE` is its `type`. The log
-adds the envelope: `seq`, `ts`, and `cause` (the seq of the hand_finished that led to it).
+Each is a frozen record with the contract's field names; `EVENT_TYPE` is its `type` and
+`VERSION` the version of its fields, which every stored record carries as `v`. The log adds the
+envelope: `seq`, `ts`, and `cause` (the seq of the hand_finished that led to it). One codec
+(`orchestrator.core.codec`) writes and reads every one of them, found here as the subclasses
+of `Event`: a change to an event's fields bumps its `VERSION` and gives the codec the upcaster
+that brings the records of the version before to it.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
+from orchestrator.core.config import TournamentConfig
 from table_worker.protocol import HandPlayer, HandTiming
 
 __all__ = [
@@ -55,6 +60,7 @@ __all__ = [
     "TableRestarted",
     "TournamentCancelled",
     "TournamentFinished",
+    "TournamentOpened",
     "TournamentPaused",
     "TournamentResumed",
     "TournamentStarted",
@@ -68,9 +74,25 @@ EventRecord = dict[str, Any]  # one record of the log as read: seq, ts, type, ca
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     EVENT_TYPE: ClassVar[str] = ""
+    VERSION: ClassVar[int] = 1
 
     def fields(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentOpened(Event):
+    """The log's first record: all the start was given, so the log alone rebuilds the
+    tournament (`core.replay.rebuild_from_log`): its id and config, the players in the order
+    given, the cents each account opens with (the players' and the late registrants'), and the
+    run's seed, which seeds every step's RNG (`core.replay.step_rng`)."""
+
+    EVENT_TYPE: ClassVar[str] = "tournament_opened"
+    tournament: str
+    config: TournamentConfig
+    players: tuple[str, ...]
+    deposits: dict[str, int]
+    seed: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

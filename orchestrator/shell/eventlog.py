@@ -2,8 +2,9 @@
 histories that came with it (DESIGN.md "Stores: the store is the record"). It writes no file:
 `events.jsonl` and `hands/*.phhs` are exports of the store (`orchestrator.shell.export`).
 
-Each record: `seq` (1, 2, 3, ...), `ts` (unix seconds), `type`, the event's fields, and for
-events caused by a finished hand, `cause`: the seq of that `hand_finished`.
+Each record: `seq` (1, 2, 3, ...), `ts` (unix seconds), `type`, `v` (its version), the event's
+fields, and for events caused by a finished hand, `cause`: the seq of that `hand_finished`, as
+the codec writes it (`orchestrator.core.codec.record`).
 
 Two ways to make a step durable:
 - `append(events, ts=..., hands=...)`: number the step's records and write them now, one store
@@ -33,6 +34,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from orchestrator.core import codec
 from orchestrator.core.events import Event, HandFinished
 from orchestrator.errors import LogConflict, RecoveryError, StoreError, StoreUnavailable
 from orchestrator.shell.store import Store, StoredHand
@@ -99,13 +101,11 @@ class EventLog:
         seq = self.seq
         for event in events:
             seq += 1
-            record: dict[str, Any] = {"seq": seq, "ts": event_time(ts), "type": event.EVENT_TYPE}
             if isinstance(event, HandFinished):
+                records.append(codec.record(event, seq=seq, ts=event_time(ts)))
                 cause = seq
-            elif cause is not None:
-                record["cause"] = cause
-            record.update(event.fields())
-            records.append(record)
+            else:
+                records.append(codec.record(event, seq=seq, ts=event_time(ts), cause=cause))
         self.seq = seq
         self._queue += records
         self._queued_hands += [(seq, hand) for hand in hands]
