@@ -358,6 +358,8 @@ class UnreadableRun(OrchestratorError):
 class FolderInUse(OrchestratorError):
     """An output folder that holds the files of another run: writing there would delete them
     (the message names the folder and what is in it)."""
+
+
 class RecordError(OrchestratorError, ValueError):
     """The codec (`orchestrator.core.codec`) cannot read a stored record or snapshot: the
     message names its type (or class) and the field."""

@@ -23,6 +23,7 @@ from orchestrator.core.events import Event, HandFinished, PlayerMoved, TableOpen
 from orchestrator.core.typed_json import hints
 from orchestrator.errors import RecordError
 from orchestrator.shell.eventlog import EventLog
+from orchestrator.shell.store import SqliteStore
 
 FIXTURES = Path(__file__).parent / "fixtures" / "logs_v1"
 
@@ -93,13 +94,14 @@ def test_every_event_type_decodes_to_itself_from_its_stored_record(
 
 
 def test_every_stored_record_carries_its_version(tmp_path: Path) -> None:
-    log = EventLog(tmp_path / "events.jsonl")
+    store = SqliteStore(str(tmp_path / "store.db"))
+    log = EventLog(store, "t/run")
     moved = PlayerMoved(player="a", from_table=1, from_seat=2, to_table=3, to_seat=4, stack=5,
                         reason="close")  # fmt: skip
     finished = HandFinished(table=1, hand=1, button=1, players=())
     log.append([finished, moved], ts=10.0)
-    log.close()
-    lines = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    lines = store.read("t/run")
+    store.close()
     assert [(r["seq"], r["type"], r["v"], r.get("cause")) for r in lines] == [
         (1, "hand_finished", 1, None),
         (2, "player_moved", 1, 1),

@@ -36,7 +36,7 @@ __all__ = ["SHELL_EVENTS", "STEP_EVENTS", "load_snapshot", "rebuild", "snapshot"
 # Logged by the orchestrator's shell, not decided by the core: skipped by a replay.
 SHELL_EVENTS = frozenset({"node_lost"})
 
-_ENVELOPE = ("seq", "ts", "cause")
+_ENVELOPE = ("seq", "ts", "cause", "v")  # the record's, not the event's (`core.codec`)
 
 
 def step_rng(seed: int, seq: int) -> random.Random:

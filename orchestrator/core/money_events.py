@@ -1,0 +1,167 @@
+"""The events of registration, money and judges (REG-*, CRASH-*, SKILL-*, SAN-*), re-exported
+by `core.events` with the others."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from orchestrator.core.event_base import Event
+
+__all__ = [
+    "LedgerPosted",
+    "PenaltyGiven",
+    "PlayerDisqualified",
+    "PlayerRegistered",
+    "PlayerUnregistered",
+    "RankingUpdated",
+    "Refund",
+    "RegistrationClosed",
+    "RegistrationOpened",
+    "RollForwardPaid",
+    "SanctionRescinded",
+    "TournamentCancelled",
+    "WarningIssued",
+]
+
+
+# --- registration and money (REG-*, CRASH-*, SKILL-*) -------------------------------------
+# Every money movement is also logged as a `ledger_posted` event, right after the event that
+# caused it, so the ledger is a fold over the log like the rest of the state
+# (`Ledger.replay`), and an auditor can add up the postings without trusting any summary.
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RegistrationOpened(Event):
+    EVENT_TYPE: ClassVar[str] = "registration_opened"
+    tournament: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RegistrationClosed(Event):
+    """No more entries: at the start, or when the late registration level has passed."""
+
+    EVENT_TYPE: ClassVar[str] = "registration_closed"
+    entries: int
+    prize_pool: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerRegistered(Event):
+    """REG-1: `entry` is 1 for the first entry, 2.. for re-entries; `buy_in` went to the prize
+    pool, `fee` to the operator."""
+
+    EVENT_TYPE: ClassVar[str] = "player_registered"
+    player: str
+    entry: int
+    buy_in: int
+    fee: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerUnregistered(Event):
+    """REG-2: `refund` = the entry less `charge`, the cancellation charge kept by the operator."""
+
+    EVENT_TYPE: ClassVar[str] = "player_unregistered"
+    player: str
+    refund: int
+    charge: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refund(Event):
+    EVENT_TYPE: ClassVar[str] = "refund"
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentCancelled(Event):
+    EVENT_TYPE: ClassVar[str] = "tournament_cancelled"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RollForwardPaid(Event):
+    """CRASH-2: a player still in at the cancellation gets `equal_share` + `chip_share` of the
+    prize pool not yet awarded (the commission comes back as a separate `refund`)."""
+
+    EVENT_TYPE: ClassVar[str] = "roll_forward_paid"
+    player: str
+    chips: int
+    equal_share: int
+    chip_share: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LedgerPosted(Event):
+    """One money movement in cents from account `source` to account `target` (`pool`,
+    `operator` or `player:<name>`); `posting` numbers them from 1 in the ledger."""
+
+    EVENT_TYPE: ClassVar[str] = "ledger_posted"
+    posting: int
+    source: str
+    target: str
+    amount: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RankingUpdated(Event):
+    """SKILL-3: a player's ranking after a tournament's results."""
+
+    EVENT_TYPE: ClassVar[str] = "ranking_updated"
+    player: str
+    before: int
+    after: int
+    level: str
+
+
+# --- judges and sanctions (SAN-*) ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WarningIssued(Event):
+    """SAN-2; `warnings` counts this player's standing warnings, this one included."""
+
+    EVENT_TYPE: ClassVar[str] = "warning_issued"
+    sanction: int
+    player: str
+    judge: str
+    reason: str
+    warnings: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PenaltyGiven(Event):
+    """SAN-2: the player sits out `hands` hands (dealt in and folded, forced bets still paid)."""
+
+    EVENT_TYPE: ClassVar[str] = "penalty"
+    sanction: int
+    player: str
+    judge: str
+    reason: str
+    hands: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerDisqualified(Event):
+    """SAN-1 (third warning) or a judge's direct disqualification; the chips leave play by the
+    rule in `orchestrator.core.sanctions`."""
+
+    EVENT_TYPE: ClassVar[str] = "player_disqualified"
+    sanction: int
+    player: str
+    judge: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SanctionRescinded(Event):
+    """SAN-2: the head judge has the last word and withdrew sanction number `sanction`."""
+
+    EVENT_TYPE: ClassVar[str] = "sanction_rescinded"
+    sanction: int
+    player: str
+    judge: str
+    reason: str
