@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 import redis
 
@@ -23,6 +24,18 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def deck_service_children() -> list[psutil.Process]:
+    """This process's children (at any depth) that are deck services (`mtt rng serve`)."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if "rng_service" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.NoSuchProcess:  # a zombie too: it exited since it was listed
+            continue
+    return found
 
 
 class RedisServer:

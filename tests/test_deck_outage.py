@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import free_port
+from conftest import deck_service_children, free_port
 
 import table_worker.actor as table_actor
 from orchestrator.shell.decks import DeckService, deck_service, watched_deck_service
@@ -32,14 +32,6 @@ def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
         time.sleep(0.05)
 
 
-def deck_children() -> list[psutil.Process]:
-    return [
-        p
-        for p in psutil.Process().children(recursive=True)
-        if "rng_service" in " ".join(p.cmdline())
-    ]
-
-
 def draw(target: str) -> int:
     with BlockingDeckClient(target, tournament_id="t", table_id="1", batch=1, wait=10) as decks:
         return decks.next_deck().serial
@@ -51,7 +43,7 @@ def test_the_deck_service_a_run_starts_comes_back_on_its_port_and_store_when_it_
     said: list[str] = []
     with deck_service(f"sqlite:///{tmp_path / 'store.db'}", say=said.append) as target:
         first = draw(target)
-        (child,) = deck_children()
+        (child,) = deck_service_children()
         child.send_signal(signal.SIGKILL)
         wait_for(lambda: any("restarted on" in line for line in said))
         assert check_health(target) is None
@@ -59,7 +51,7 @@ def test_the_deck_service_a_run_starts_comes_back_on_its_port_and_store_when_it_
     (line,) = said
     assert line.startswith("the deck service exited (killed by SIGKILL); restarted on " + target)
     assert "with the same store" in line and "\n" not in line
-    assert not deck_children()
+    assert not deck_service_children()
 
 
 def test_the_deck_service_a_run_starts_dies_with_it_even_on_sigkill(tmp_path: Path) -> None:

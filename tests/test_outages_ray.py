@@ -9,8 +9,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
+from conftest import deck_service_children
 
 from orchestrator.core.config_toml import parse_config
 from orchestrator.shell.driver import RunOptions, run_tournament
@@ -28,14 +28,6 @@ CONFIG = {
     },
     "levels": {"unit": "hands", "length": 6, "blinds": [[10, 20], [25, 50], [50, 100]]},
 }
-
-
-def deck_service_children() -> list[psutil.Process]:
-    return [
-        p
-        for p in psutil.Process().children(recursive=True)
-        if "rng_service" in " ".join(p.cmdline())
-    ]
 
 
 def test_the_deck_service_killed_mid_run_is_restarted_and_no_hand_is_voided(
