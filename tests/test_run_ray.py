@@ -194,7 +194,10 @@ def test_a_table_actor_killed_mid_tournament_restarts_and_nothing_is_lost(
             ray.kill(ray.get_actor(f"chaos-7-table-{table}-1"), no_restart=True)
             killed.append(table)
 
-    run_tournament(config, RunOptions(out=tmp_path, seed=7), progress=kill_a_table)
+    # Tight-aggressive bots: a field of random and calling-station bots can be played out
+    # between two progress calls (half a second apart) on an idle machine, before any kill.
+    options = RunOptions(out=tmp_path, seed=7, bots=("tag",))
+    run_tournament(config, options, progress=kill_a_table)
     report = audit_run(tmp_path)
     assert not report.violations, "\n".join(map(str, report.violations))
     events = read_events(tmp_path)
