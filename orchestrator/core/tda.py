@@ -141,15 +141,9 @@ class Tda:
 
     def balance(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
         """FO-2 says when; TDA-2 which tables; TDA-1 who and where (module doc)."""
-        if _break_due(seating):
-            return []  # the break comes first and evens the tables out
-        seats, counts = seating.seats(table), seating.counts
+        counts = seating.counts
         moves: list[Move] = []
-        while (
-            len(seats) == counts.highest()
-            and table == max(counts.at(len(seats)))
-            and counts.lowest() <= len(seats) - 2
-        ):
+        while self.gives(seating, table):  # no break due: it comes first and evens them out
             target = min(counts.at(counts.lowest()))
             move = move_player(
                 seating, table, seating.next_big_blind(table), target, _worst_seat(seating, target)

@@ -23,11 +23,12 @@ all 3 0.67 0.33 0.67
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from orchestrator.views.audit import read_hand_files
 
 __all__ = ["PlayStyle", "format_play_styles", "play_styles", "read_hands"]
 
@@ -116,11 +117,9 @@ def _hand_figures(hand: Mapping[str, Any]) -> dict[str, tuple[bool, bool, bool]]
 
 
 def read_hands(folder: Path) -> Iterator[dict[str, Any]]:
-    """Every hand of every `*.phhs` in `folder` (a run's `hands/`) as its PHH fields."""
-    for path in sorted(folder.glob("*.phhs")):
-        for section in tomllib.loads(path.read_text(encoding="utf-8")).values():
-            if isinstance(section, dict):
-                yield section
+    """Every hand of every `*.phhs` in `folder` (a run's `hands/`) as its PHH fields (read by
+    the audit's reader, `views.audit.read_hand_files`)."""
+    return (section.fields for section in read_hand_files(folder))
 
 
 def format_play_styles(rows: Iterable[PlayStyle]) -> str:
