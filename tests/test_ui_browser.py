@@ -102,6 +102,10 @@ def live_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Pat
     port, out, log = free_port(), tmp_path / "run", tmp_path / "run.log"
     command = [sys.executable, "-m", "orchestrator.cli.main", "run", str(config), "--seed", "3"]
     command += ["--out", str(out), "--ui-port", str(port), "--wait-for-start"]
+    # Mostly tight-aggressive bots, deep: the random ones bust soon (an elimination to see),
+    # the rest play on past the operator's resume and cancel (a field of random and
+    # calling-station bots could be played out between the resume and the cancel).
+    command += ["--bots", "tag=80,random=20"]
     env = os.environ | {"MTT_OPERATOR_TOKEN": TOKEN}
     with log.open("wb") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env)
