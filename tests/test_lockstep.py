@@ -22,6 +22,7 @@ from tournament_checks import begin, check_log, funds, opened_tables, quiet
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.config_toml import parse_config
 from orchestrator.core.events import Event
+from orchestrator.core.pace import Pace
 from orchestrator.core.replay import rebuild, step_rng
 from orchestrator.core.tournament import Step, Tournament
 from orchestrator.errors import ConfigError
@@ -525,3 +526,19 @@ def test_fo2_fo3_start1_halt1_hold_after_every_reaction_of_a_cluster_at_random_s
             records=cluster.log,
         )
         assert plain(rebuilt) == plain(cluster.tournament)
+
+
+def test_start2_the_lead_holds_no_table_back_in_hand_for_hand_rounds() -> None:
+    """START-2's lead and ELIM-1's hand-for-hand rounds: during the rounds every table plays
+    one hand and waits for the others, so a table ahead of the slowest must still deal its
+    round's hand (held by the lead it would wait for a table that waits for the round: a run
+    hung so, a table 47 hands ahead of a table opened for a late entrant)."""
+    pace = Pace(lead=2, length=10, halt=False, playing=True)
+    seating = {5: {1: "a", 2: "b", 3: "c"}, 9: {1: "d", 2: "e", 3: "f"}}
+    pace.ready = {5, 9}
+    pace.sync(seating)
+    for _ in range(5):
+        pace.hand_played(5)
+    assert not pace.may_deal(5, seating)  # START-2: 5 hands ahead of table 9, it waits
+    assert pace.may_deal(5, seating, in_rounds=True)  # hand-for-hand: its round's hand
+    assert pace.may_deal(9, seating)

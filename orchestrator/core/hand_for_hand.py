@@ -89,3 +89,6 @@ class HandForHand(Structure):
 
     def holds_table(self, table: int) -> bool:
         return table in self._waiting
+
+    def in_rounds(self) -> bool:
+        return self._active

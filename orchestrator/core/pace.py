@@ -145,14 +145,17 @@ class Pace:
 
     # --- dealing --------------------------------------------------------------------------
 
-    def may_deal(self, table: int, seating: Seating) -> bool:
+    def may_deal(self, table: int, seating: Seating, *, in_rounds: bool = False) -> bool:
         """Whether `table`, at its boundary with two players or more, deals now: play has
-        started (START-1), it is not more than `lead` hands ahead of the slowest (START-2),
-        and it is not halted short (HALT-1)."""
+        started (START-1), it is not more than `lead` hands ahead of the slowest (START-2;
+        not `in_rounds` of hand-for-hand, which keep every table in step: a lead held there
+        would wait for a table that waits for the round), and it is not halted short
+        (HALT-1)."""
         if not self.playing:
             return False
         if (
             self.lead is not None
+            and not in_rounds
             and table in self.pacing
             and self.hands[table] - self.slowest() > self.lead
         ):

@@ -97,6 +97,11 @@ class Structure(Protocol):
     def holds_table(self, table: int) -> bool:
         return False
 
+    def in_rounds(self) -> bool:
+        """Whether every table now plays one hand a round and waits (hand-for-hand): the
+        rounds keep the tables in step, so START-2's lead holds none of them back."""
+        return False
+
 
 class Seating(Structure, Protocol):
     """The structure that seats the players: its tables, and who sits where."""

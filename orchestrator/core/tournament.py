@@ -473,7 +473,8 @@ class Tournament(TournamentQueries):
         if self.cancelled is not None:
             return self._close(table)
         waits = len(seats) < 2 or play.clock.paused
-        if waits or not play.pace.may_deal(table, self.seating.tables):  # START-1, HALT-1
+        in_rounds = any(structure.in_rounds() for structure in self.structures)
+        if waits or not play.pace.may_deal(table, self.seating.tables, in_rounds=in_rounds):
             return TableDirective(table, None)
         state = play.tables[table]
         waiting = self.seating.waiting_for_big_blind(table, state.blinds)  # TDA-3
