@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from orchestrator.core.blinds import first_blinds, next_blinds
 from orchestrator.core.config_toml import load_config, parse_config
 from orchestrator.core.levels import blind_level, level_due
-from orchestrator.core.payouts import default_percentages, payouts
+from orchestrator.core.payouts import MILLION, default_shares, payouts
 from orchestrator.core.places import Busted, place_eliminated
 from orchestrator.errors import ConfigError
 from table_worker.protocol import Blinds
@@ -131,8 +131,8 @@ def test_payouts_are_exact_integers_adding_up_to_the_pool(pool: int, shares: lis
 
 @pytest.mark.parametrize("entries", [2, 9, 10, 180, 1000, 10_000])
 def test_default_payout_table_scales_with_the_field(entries: int) -> None:
-    table = default_percentages(entries)
-    assert sum(table) == 10_000
+    table = default_shares(entries)
+    assert sum(table) == MILLION
     assert list(table) == sorted(table, reverse=True)
     assert 1 <= len(table) <= max(1, 3 * entries // 10)
 
@@ -140,8 +140,8 @@ def test_default_payout_table_scales_with_the_field(entries: int) -> None:
 def test_pay1_paid_percent_sets_how_many_the_default_table_pays() -> None:
     config = parse_config({**minimal(), "payouts": {"paid_percent": 15}})
     assert config.paid_percent == 15 and config.payout_percent is None
-    assert len(default_percentages(1000, config.paid_percent)) == 150
-    assert len(default_percentages(100, 15)) == 15 and sum(default_percentages(100, 15)) == 10_000
+    assert len(default_shares(1000, config.paid_percent)) == 150
+    assert len(default_shares(100, 15)) == 15 and sum(default_shares(100, 15)) == MILLION
     with pytest.raises(ConfigError, match="not both"):
         parse_config({**minimal(), "payouts": {"percent": [100], "paid_percent": 15}})
     with pytest.raises(ConfigError, match=r"paid_percent must be 1\.\.100"):

@@ -41,7 +41,9 @@ class HandForHand(Structure):
 
     def settle(self, play: Play) -> list[Event]:
         """ELIM-1 decision: everyone busted in the round is placed as if at one table (chips
-        at the hand's start, then nearness to their own button)."""
+        at the hand's start, then nearness to their own button). PAY-1: equal stacks at
+        different tables are a tie nearness cannot break (each is near his own button): they
+        take the places in that order, and share those places' prizes."""
         if not self._busted:
             return []
         size = max(self._seats_per_table, 10)
@@ -50,6 +52,10 @@ class HandForHand(Structure):
         events: list[Event] = []
         for k, (who, _, table, hand) in enumerate(ordered):
             events += play.place_at(who, best + k, table=table, hand=hand)
+        for start in sorted({who.start for who, *_ in ordered}, reverse=True):
+            group = [(best + k, r[2]) for k, r in enumerate(ordered) if r[0].start == start]
+            if len({table for _, table in group}) > 1:
+                play.ties.append(tuple(place for place, _ in group))
         self._busted = []
         return events
 

@@ -33,7 +33,7 @@ from orchestrator.core.events import (
 )
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.pace import Pace
-from orchestrator.core.payouts import prize_table
+from orchestrator.core.payouts import prize_table, split_ties
 from orchestrator.core.places import Busted, button_distances, place_eliminated
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules
@@ -54,6 +54,7 @@ class Play:
     clock: LevelClock = field(default_factory=LevelClock)
     discipline: Discipline = field(default_factory=Discipline)
     places: dict[str, int] = field(default_factory=dict)
+    ties: list[tuple[int, ...]] = field(default_factory=list)  # PAY-1: places that share
     tables: dict[int, TableState] = field(default_factory=dict)
     side_queue: list[str] = field(default_factory=list)  # RB-6: eliminated, waiting to play
     side_events: int = 0
@@ -80,6 +81,11 @@ class Play:
             field_size=self.field_size,
             paid_percent=self.config.paid_percent,
         )
+
+    def awards(self) -> list[int]:
+        """What each place is paid (index 0 is first): the prizes, tied places sharing theirs
+        (PAY-1)."""
+        return split_ties(self.prizes(), self.ties)
 
     @property
     def paid_places(self) -> int:
@@ -116,7 +122,7 @@ class Play:
 
     def pay_prizes_won(self, *, now: float) -> list[Event]:
         """The prizes of the places taken so far (CRASH-2: before the roll-forward)."""
-        prizes = self.prizes()
+        prizes = self.awards()
         events: list[Event] = []
         for player, place in sorted(self.places.items(), key=lambda item: item[1]):
             if amount := _prize(prizes, place):
@@ -132,7 +138,10 @@ class Play:
         self.places[winner] = 1
         by_place = {place: player for player, place in self.places.items()}
         events: list[Event] = []
-        for place, amount in enumerate(self.prizes(), start=1):
+        paid = len(self.prizes())
+        for place, amount in enumerate(self.awards(), start=1):
+            if place > paid and not amount:
+                continue
             events.append(PrizeAwarded(player=by_place[place], place=place, amount=amount))
             events += registration.pay_prize(by_place[place], place=place, amount=amount, now=now)
         events += registration.finish(now=now)
@@ -142,7 +151,7 @@ class Play:
 
     def results(self, *, tournament: str, hands: int) -> dict[str, object]:
         """results.json's places and money (DESIGN.md); the caller sets `seconds`."""
-        prizes = self.prizes()
+        prizes = self.awards()
         ordered = sorted(self.places.items(), key=lambda item: item[1])
         ledger = self.registration.ledger
         return {
