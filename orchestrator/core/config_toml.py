@@ -27,6 +27,8 @@ minutes = 10
 [payouts]
 percent = [50, 30, 20]    # by place; omit for the default table scaled by field size,
 paid_percent = 15         # or that table paying this share of the entries (PAY-1; 1..100)
+guarantee = 1000000       # GTD-1: the prize pool guaranteed, in cents; the operator pays the
+                          # overlay when registration (late registration included) closes
 
 Structures beyond the freeze-out (`structure = ...` in [tournament]):
 
@@ -199,6 +201,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         breaks=_parse_breaks(data.get("breaks", []), len(levels)),
         payout_percent=_parse_payouts(data.get("payouts")),
         paid_percent=_parse_paid_percent(data.get("payouts")),
+        guarantee=_parse_guarantee(data.get("payouts")),
         rebuy=_parse_rebuy(data.get("rebuy"), structure),
         phases=_parse_phases(data.get("phases"), structure),
         heads_up_knockout=_parse_shootout(data.get("shootout"), structure, data.get("phases")),
@@ -287,8 +290,8 @@ def _parse_payouts(raw: object) -> tuple[int, ...] | None:
         return None
     if not isinstance(raw, Mapping):
         raise ConfigError("[payouts] must be a table")
-    _unknown("payouts", raw, {"percent", "paid_percent"})
-    if "percent" not in raw and "paid_percent" in raw:
+    _unknown("payouts", raw, {"percent", "paid_percent", "guarantee"})
+    if "percent" not in raw:
         return None
     if "paid_percent" in raw:
         raise ConfigError("give either payouts.percent or payouts.paid_percent, not both")
@@ -301,6 +304,13 @@ def _parse_payouts(raw: object) -> tuple[int, ...] | None:
     if list(values) != sorted(values, reverse=True):
         raise ConfigError("payouts.percent must not increase from one place to the next")
     return values
+
+
+def _parse_guarantee(raw: object) -> int:
+    """GTD-1: the guaranteed prize pool in cents (0: none)."""
+    if not isinstance(raw, Mapping) or "guarantee" not in raw:
+        return 0
+    return _whole(raw["guarantee"], "payouts.guarantee")
 
 
 def _parse_paid_percent(raw: object) -> int | None:

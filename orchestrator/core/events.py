@@ -16,6 +16,7 @@ from typing import ClassVar
 from orchestrator.core.event_base import Event, EventRecord
 from orchestrator.core.money_events import (
     LedgerPosted,
+    OverlayPaid,
     PenaltyGiven,
     PlayerDisqualified,
     PlayerRegistered,
@@ -46,6 +47,7 @@ __all__ = [
     "LedgerPosted",
     "LevelStarted",
     "NodeLost",
+    "OverlayPaid",
     "PenaltyGiven",
     "PhaseStarted",
     "PlayStarted",

@@ -21,6 +21,10 @@ The movements and their rules:
 - CRASH-1 `refund_all`: a tournament cancelled in registration gives every paid entry back in
   full, buy-in and fee.
 - `award_prize`: the pool pays a prize.
+- GTD-1 `pay_overlay`: when registration closes and the pool holds less than the guarantee,
+  the operator pays the difference (the overlay) into the pool. The commission is not touched:
+  the operator's own money for it comes under the ledger first (an opening of the operator's
+  account), then moves to the pool, so the commission account still shows what was taken.
 - CRASH-2 `roll_forward`: a running tournament cancelled. Each player still in gets the fee of
   their live (latest) entry back from the operator; the pool not yet awarded, P, is split in
   two halves, the chip half `P // 2` and the equal half `P - P // 2`: each of the n players'
@@ -162,7 +166,7 @@ class Ledger:
         no account is below zero. Raises `LedgerInvariantError` otherwise."""
         replay: dict[Account, int] = {POOL: 0, OPERATOR: 0}
         for opening in self._openings:
-            replay[player_account(opening.player)] = opening.balance
+            replay[opening.account] = replay.get(opening.account, 0) + opening.balance
         for number, posting in enumerate(self._postings, start=1):
             if posting.number != number or posting.amount <= 0:
                 raise LedgerInvariantError(f"posting {number} is malformed: {posting}")
@@ -187,7 +191,7 @@ class Ledger:
         if self.has_account(player):
             raise AccountExistsError(f"{player} already has an account in this ledger")
         self._balances[player_account(player)] = balance
-        self._openings.append(Opening(player, balance, now))
+        self._openings.append(Opening(player_account(player), balance, now))
 
     def entry(self, player: str, *, buy_in: int, fee: int, now: float) -> tuple[Posting, ...]:
         """REG-1: the player pays `buy_in` to the pool and `fee` to the operator (a re-entry is
@@ -248,6 +252,28 @@ class Ledger:
         _cents(amount, "a prize")
         postings = self._commit([(player, POOL, account, amount, Reason.PRIZE)], now)
         return postings[0] if postings else None
+
+    @property
+    def overlay(self) -> int:
+        """GTD-1: what the operator paid into the pool to make up the guarantee."""
+        return sum(p.amount for p in self._postings if p.reason is Reason.OVERLAY)
+
+    def pay_overlay(self, guarantee: int, *, now: float) -> Posting | None:
+        """GTD-1: the operator tops the pool up to `guarantee` (None when the entries reached
+        it: nothing moves). Once per tournament, before any prize is paid."""
+        _cents(guarantee, "the guarantee")
+        overlay = guarantee - self.pool
+        if overlay <= 0:
+            return None
+        if self.overlay:
+            raise LedgerInvariantError("GTD-1: the overlay was already paid")
+        if any(p.reason is Reason.PRIZE for p in self._postings):
+            raise LedgerInvariantError("GTD-1: the overlay is paid before any prize")
+        opening = Opening(OPERATOR, overlay, now)
+        self._balances[OPERATOR] += overlay
+        self._openings.append(opening)
+        (posting,) = self._commit([("", OPERATOR, POOL, overlay, Reason.OVERLAY)], now)
+        return posting
 
     def roll_forward(
         self,

@@ -63,6 +63,7 @@ class Reason(StrEnum):
     ROLL_FORWARD_FEE = "roll_forward_fee"
     ROLL_FORWARD_EQUAL = "roll_forward_equal"
     ROLL_FORWARD_CHIPS = "roll_forward_chips"
+    OVERLAY = "overlay"
 
     @property
     def rule(self) -> str:
@@ -81,6 +82,7 @@ _RULES = {
     Reason.ROLL_FORWARD_FEE: "CRASH-2",
     Reason.ROLL_FORWARD_EQUAL: "CRASH-2",
     Reason.ROLL_FORWARD_CHIPS: "CRASH-2",
+    Reason.OVERLAY: "GTD-1",
 }
 
 
@@ -103,9 +105,10 @@ class Posting:
 
 @dataclass(frozen=True, slots=True)
 class Opening:
-    """Money brought under the ledger: a player's account opened with `balance` cents."""
+    """Money brought under the ledger: a player's account opened with `balance` cents, or the
+    operator's own money for a guarantee's overlay (GTD-1)."""
 
-    player: str
+    account: Account
     balance: int
     at: float
 

@@ -10,6 +10,7 @@ from orchestrator.core.event_base import Event
 
 __all__ = [
     "LedgerPosted",
+    "OverlayPaid",
     "PenaltyGiven",
     "PlayerDisqualified",
     "PlayerRegistered",
@@ -44,6 +45,17 @@ class RegistrationClosed(Event):
     EVENT_TYPE: ClassVar[str] = "registration_closed"
     entries: int
     prize_pool: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OverlayPaid(Event):
+    """GTD-1: registration closed with the entries' prize contributions (`entries_pool`) short
+    of the `guarantee`; the operator paid the `overlay` (their difference) into the pool."""
+
+    EVENT_TYPE: ClassVar[str] = "overlay_paid"
+    guarantee: int
+    entries_pool: int
+    overlay: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

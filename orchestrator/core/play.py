@@ -70,7 +70,8 @@ class Play:
 
     @property
     def prize_pool(self) -> int:
-        return self.entries * self.config.buy_in
+        """The entries' buy-ins, and the operator's overlay once registration closed (GTD-1)."""
+        return self.entries * self.config.buy_in + self.registration.ledger.overlay
 
     def prizes(self) -> list[int]:
         """Prize by place (index 0 is first), from the configured or the default table."""
@@ -137,7 +138,7 @@ class Play:
         (winner,) = self.stacks
         self.places[winner] = 1
         by_place = {place: player for player, place in self.places.items()}
-        events: list[Event] = []
+        events: list[Event] = [*registration.close_late(now=now)]  # GTD-1 before any prize
         paid = len(self.prizes())
         for place, amount in enumerate(self.awards(), start=1):
             if place > paid and not amount:
@@ -168,6 +169,7 @@ class Play:
                 "entries": self.entries,
                 "prize_pool_left": ledger.pool,
                 "commission": ledger.operator,
+                "overlay": ledger.overlay,  # GTD-1
                 "postings": len(ledger.postings),
             },
         }
@@ -278,6 +280,7 @@ def open_registration(
         reentries=config.reentries,
         max_entries=config.max_entries,
         cancellation_bp=config.cancellation_bp,
+        guarantee=config.guarantee,
         skill_range=None
         if config.skill_levels is None
         else SkillRange.of_levels(*(SkillLevel[level.upper()] for level in config.skill_levels)),

@@ -13,6 +13,8 @@ States and the legal transitions::
   `reentries` times; a re-entry is a new entry at the full price.
 - `max_entries` caps the entries taken (re-entries included; an entry refunded by REG-2 frees
   its place). `min_entries` entries are needed to start: with fewer the operator cancels.
+- GTD-1: when registration closes (at the start, or when late registration ends) with the pool
+  short of `guarantee`, the operator pays the overlay into it (`Ledger.pay_overlay`).
 - REG-2: before the start a player may unregister: the entry back less the cancellation
   charge (`cancellation_bp` basis points of the entry, kept by the operator; see
   `orchestrator.core.ledger`). After the start, never.
@@ -47,6 +49,7 @@ from orchestrator.core.events import (
 )
 from orchestrator.core.ledger import BASIS_POINTS, Ledger
 from orchestrator.core.ledger_records import LedgerSnapshot, Posting, posting_event
+from orchestrator.core.money_events import OverlayPaid
 from orchestrator.core.rankings import Rankings, SkillRange, skill_level
 from orchestrator.errors import (
     AlreadyRegisteredError,
@@ -109,9 +112,11 @@ class RegistrationRules:
     reentries: int = 0
     cancellation_bp: int = 0
     skill_range: SkillRange | None = None
+    guarantee: int = 0  # GTD-1, cents
 
     def __post_init__(self) -> None:
-        for name in ("buy_in", "fee", "late_registration_levels", "reentries", "min_entries"):
+        names = ("buy_in", "fee", "late_registration_levels", "reentries", "min_entries")
+        for name in (*names, "guarantee"):
             value = getattr(self, name)
             if type(value) is not int or value < 0:
                 raise ConfigError(f"{name} must be a whole number >= 0, not {value!r}")
@@ -229,7 +234,7 @@ class Registration:
         book = self._book
         book.state, book.level = RegistrationState.RUNNING, 1
         book.late_open = self.rules.late_registration_levels >= 1
-        return () if book.late_open else (self._closed(),)
+        return () if book.late_open else self._closed(now)
 
     def level_started(self, level: int, *, now: float) -> tuple[Event, ...]:
         """The core started `level`: past `late_registration_levels`, no more entries."""
@@ -239,9 +244,16 @@ class Registration:
             raise RegistrationStateError(f"level {level!r} after level {self._book.level}")
         self._book.level = level
         if self._book.late_open and level > self.rules.late_registration_levels:
-            self._book.late_open = False
-            return (self._closed(),)
+            return self.close_late(now=now)
         return ()
+
+    def close_late(self, *, now: float) -> tuple[Event, ...]:
+        """Late registration ends now (its level passed, or the tournament is over before
+        it did): no more entries, and the guarantee is made good (GTD-1)."""
+        if not self._book.late_open:
+            return ()
+        self._book.late_open = False
+        return self._closed(now)
 
     def finish(self, *, now: float) -> tuple[Event, ...]:
         """running -> finished (the core has placed everyone and paid the prizes)."""
@@ -430,8 +442,17 @@ class Registration:
         if target not in _TRANSITIONS[self._book.state]:
             raise RegistrationStateError(f"cannot go from {self.state} to {target}")
 
-    def _closed(self) -> RegistrationClosed:
-        return RegistrationClosed(entries=self.entries, prize_pool=self.prize_pool)
+    def _closed(self, now: float) -> tuple[Event, ...]:
+        """Registration closed: GTD-1, the operator pays any overlay before any prize."""
+        entries_pool = self.prize_pool
+        closed = RegistrationClosed(entries=self.entries, prize_pool=entries_pool)
+        posting = self.ledger.pay_overlay(self.rules.guarantee, now=now)
+        if posting is None:
+            return (closed,)
+        overlay = OverlayPaid(
+            guarantee=self.rules.guarantee, entries_pool=entries_pool, overlay=posting.amount
+        )
+        return (closed, overlay, posting_event(posting))
 
 
 def _refunds(postings: tuple[Posting, ...]) -> list[Refund]:

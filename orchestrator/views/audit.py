@@ -196,6 +196,7 @@ _FIELDS: dict[str, dict[str, Kind]] = {
     "side_event_started": {"event": int},
     "roll_forward_paid": {"player": str, "chips": int, "equal_share": int, "chip_share": int},
     "refund": {"player": str, "amount": int},
+    "overlay_paid": {"guarantee": int, "entries_pool": int, "overlay": int},
 }
 _SEAT_FIELDS: dict[str, Kind] = {"player": str, "seat": int, "start": int, "end": int}
 
@@ -561,8 +562,10 @@ def _one_place(log: Sequence[EventRecord]) -> list[Violation]:
 def _money(
     log: Sequence[EventRecord], entries: int, buy_in: int | None, fee: int | None
 ) -> list[Violation]:
-    """REG-1: every entry paid its buy-in to the pool and its fee to the operator; prizes pay
-    out the whole pool; the ledger's postings balance to the cent."""
+    """REG-1: every entry paid its buy-in to the pool and its fee to the operator; GTD-1: the
+    operator's overlay tops the pool up to the guarantee; prizes pay out the whole pool; the
+    ledger's postings balance to the cent: entries = prize pool + commission - overlay, and
+    the postings leave the pool empty and the operator with the commission less the overlay."""
     v: list[Violation] = []
     registered = [e for e in log if e["type"] == "player_registered"]
     for e in registered:
@@ -572,7 +575,14 @@ def _money(
         v.append(
             Violation("REG-1", "events.jsonl", f"{len(registered)} entries paid, {entries} seated")
         )
-    pool = sum(e["buy_in"] for e in registered)
+    overlay = _overlay(log)
+    first_prize = min((e["seq"] for e in log if e["type"] == "prize_awarded"), default=None)
+    for e in (e for e in log if e["type"] == "overlay_paid"):
+        if e["overlay"] <= 0 or e["overlay"] != e["guarantee"] - e["entries_pool"]:
+            v.append(Violation("GTD-1", _at(e), "the overlay is not the guarantee's shortfall"))
+        if first_prize is not None and first_prize < e["seq"]:
+            v.append(Violation("GTD-1", _at(e), "the overlay was paid after a prize"))
+    pool = sum(e["buy_in"] for e in registered) + overlay
     fees = sum(e["fee"] for e in registered)
     prizes = sum(e["amount"] for e in log if e["type"] == "prize_awarded")
     prizes += sum(
@@ -590,16 +600,22 @@ def _money(
         if e["type"] == "ledger_posted":
             balance[e["source"]] -= e["amount"]
             balance[e["target"]] += e["amount"]
-    if sum(balance.values()) != 0 or balance["pool"] != 0 or balance["operator"] != fees:
+    operator = fees - overlay  # GTD-1: the overlay came from the operator's own money
+    if sum(balance.values()) != 0 or balance["pool"] != 0 or balance["operator"] != operator:
         v.append(
             Violation(
                 "ledger",
                 "events.jsonl",
                 f"postings leave the pool at {balance['pool']} (0 expected) and the operator "
-                f"at {balance['operator']} ({fees} expected), net {sum(balance.values())}",
+                f"at {balance['operator']} ({operator} expected), net {sum(balance.values())}",
             )
         )
     return v
+
+
+def _overlay(log: Sequence[EventRecord]) -> int:
+    """GTD-1: what the operator paid into the pool; logged once, before any prize."""
+    return sum(e["overlay"] for e in log if e["type"] == "overlay_paid")
 
 
 # --- hand histories -------------------------------------------------------------------------
@@ -838,7 +854,7 @@ def audit_results(log: Sequence[EventRecord], results: dict[str, Any]) -> list[V
             )
     registered = [e for e in log if e.get("type") == "player_registered"]
     expected = {
-        "prize_pool": sum(e["buy_in"] for e in registered),
+        "prize_pool": sum(e["buy_in"] for e in registered) + _overlay(log),
         "players": len(registered),
         "hands": sum(e.get("type") == "hand_finished" for e in log),
     }
