@@ -21,6 +21,9 @@ Hierarchy::
     ├── TournamentStateError           an operator command the tournament's state refuses:
     │                                  pausing a paused or ended one, resuming one not paused,
     │                                  cancelling one already finished or cancelled
+    ├── DealError                      a deal at the final table that cannot be made (DEAL-1..3):
+    │                                  not at the final table, a bad kind or amount left, an
+    │                                  answer from a player not in it (core.deals)
     ├── FloorError                     the table floor refused a request (orchestrator.core.floor);
     │   │                              the floor's state is unchanged when it is raised
     │   ├── InvalidSeatingError        impossible seating: bad max_per_table, duplicate or too
@@ -110,6 +113,7 @@ __all__ = [
     "AlreadyRegisteredError",
     "BadStoreUrl",
     "ConfigError",
+    "DealError",
     "FloorError",
     "FolderInUse",
     "HandConflict",
@@ -199,6 +203,10 @@ class UiServerError(OrchestratorError):
 
 class TournamentStateError(OrchestratorError):
     """An operator command refused in the tournament's current state; nothing changed."""
+
+
+class DealError(OrchestratorError, ValueError):
+    """A final-table deal that cannot be made (DEAL-1..DEAL-3); nothing changed."""
 
 
 class LedgerError(OrchestratorError):
