@@ -129,7 +129,8 @@ def _bust(spec: NextHand, *, loser: int, winner: int) -> HandReport:
     )
 
 
-def _record(log: list[dict[str, Any]], events: list[Event]) -> None:
+def record_events(log: list[dict[str, Any]], events: list[Event]) -> None:
+    """`events` appended to `log` as the event log records them (seq, cause)."""
     cause = None
     for event in events:
         seq = len(log) + 1
@@ -162,13 +163,13 @@ def test_pay1_equal_stacks_busted_at_two_tables_in_one_round_share_their_prizes(
         cfg, names, deposits=funds(cfg, names), tournament_id="t", now=0.0, rng=rng
     )
     log: list[dict[str, Any]] = []
-    _record(log, step.events)
+    record_events(log, step.events)
     directives: dict[int, TableDirective] = {}
     for table in (1, 2):  # START-1: every table ready, then each is dealt
-        _record(log, tournament.table_ready(table, now=0.0).events)
+        record_events(log, tournament.table_ready(table, now=0.0).events)
     for table in (1, 2):
         step = tournament.poll(table, now=0.0, rng=rng)
-        _record(log, step.events)
+        record_events(log, step.events)
         assert step.reply is not None
         directives[table] = step.reply
     # Round 1 starts hand-for-hand (8 left, 7 paid); round 2 busts one 1,000-chip stack at
@@ -177,17 +178,17 @@ def test_pay1_equal_stacks_busted_at_two_tables_in_one_round_share_their_prizes(
         spec = directives[table].next_hand
         assert spec is not None
         step = tournament.apply_hand(quiet(spec), now=1.0, rng=rng)
-        _record(log, step.events)
+        record_events(log, step.events)
     for table in (1, 2):
         step = tournament.poll(table, now=1.0, rng=rng)
-        _record(log, step.events)
+        record_events(log, step.events)
         assert step.reply is not None and step.reply.next_hand is not None
         directives[table] = step.reply
     for table in (1, 2):
         spec = directives[table].next_hand
         assert spec is not None
         step = tournament.apply_hand(_bust(spec, loser=0, winner=1), now=2.0, rng=rng)
-        _record(log, step.events)
+        record_events(log, step.events)
         assert step.reply is not None
         directives[table] = step.reply
     busted = [e for e in log if e["type"] == "player_eliminated"]
@@ -205,8 +206,8 @@ def test_pay1_equal_stacks_busted_at_two_tables_in_one_round_share_their_prizes(
             if spec is None:
                 step = tournament.poll(table, now=3.0, rng=rng)
             else:
-                step = tournament.apply_hand(_play(spec, rng), now=3.0, rng=rng)
-            _record(log, step.events)
+                step = tournament.apply_hand(play_random(spec, rng), now=3.0, rng=rng)
+            record_events(log, step.events)
             assert step.reply is not None
             directives[table] = step.reply
     assert tournament.finished
@@ -215,7 +216,8 @@ def test_pay1_equal_stacks_busted_at_two_tables_in_one_round_share_their_prizes(
     check_log(cfg, log)
 
 
-def _play(spec: NextHand, rng: random.Random) -> HandReport:
+def play_random(spec: NextHand, rng: random.Random) -> HandReport:
+    """`spec` played out by random bots."""
     hand = Hand(HandSetup.of(spec), rng.sample(range(52), 52))
     bot = make_bot("random", rng)
     while (seat := hand.actor) is not None:

@@ -85,6 +85,7 @@ class TournamentConfig:
     payout_percent: tuple[int, ...] | None = None
     paid_percent: int | None = None  # PAY-1: the default table pays this share of entries
     guarantee: int = 0  # GTD-1: the prize pool guaranteed, in cents (0: none)
+    deal_bots_accept: str = "always"  # DEAL-1: how bots answer a deal (`core.deals.BOT_RULES`)
     rebuy: RebuyRules | None = None
     phases: tuple[Phase, ...] = ()
     heads_up_knockout: bool = False

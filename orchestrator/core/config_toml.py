@@ -30,6 +30,10 @@ paid_percent = 15         # or that table paying this share of the entries (PAY-
 guarantee = 1000000       # GTD-1: the prize pool guaranteed, in cents; the operator pays the
                           # overlay when registration (late registration included) closes
 
+[deal]
+bots_accept = "always"    # DEAL-1: bots answer a final-table deal "always", "never" or
+                          # "if_above_chip_chop" (at least their chip-chop amount)
+
 Structures beyond the freeze-out (`structure = ...` in [tournament]):
 
 [rebuy]                   # structure = "rebuy" (RB-1..RB-5) needs this section
@@ -79,6 +83,7 @@ from orchestrator.core.config import (
     SideEvents,
     TournamentConfig,
 )
+from orchestrator.core.deals import BOT_RULES
 from orchestrator.errors import ConfigError
 
 __all__ = ["SKILL_LEVELS", "config_from_text", "load_config", "parse_config"]
@@ -88,6 +93,7 @@ _SECTIONS = {
     "levels",
     "breaks",
     "payouts",
+    "deal",
     "rebuy",
     "phases",
     "shootout",
@@ -202,6 +208,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         payout_percent=_parse_payouts(data.get("payouts")),
         paid_percent=_parse_paid_percent(data.get("payouts")),
         guarantee=_parse_guarantee(data.get("payouts")),
+        deal_bots_accept=_parse_deal(data.get("deal")),
         rebuy=_parse_rebuy(data.get("rebuy"), structure),
         phases=_parse_phases(data.get("phases"), structure),
         heads_up_knockout=_parse_shootout(data.get("shootout"), structure, data.get("phases")),
@@ -304,6 +311,16 @@ def _parse_payouts(raw: object) -> tuple[int, ...] | None:
     if list(values) != sorted(values, reverse=True):
         raise ConfigError("payouts.percent must not increase from one place to the next")
     return values
+
+
+def _parse_deal(raw: object) -> str:
+    """DEAL-1: how the bots answer a deal at the final table."""
+    if raw is None:
+        return "always"
+    if not isinstance(raw, Mapping):
+        raise ConfigError("[deal] must be a table")
+    _unknown("deal", raw, {"bots_accept"})
+    return _choice(raw.get("bots_accept", "always"), "deal.bots_accept", BOT_RULES)
 
 
 def _parse_guarantee(raw: object) -> int:

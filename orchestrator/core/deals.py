@@ -31,10 +31,12 @@ from functools import cache
 from orchestrator.errors import DealError
 
 __all__ = [
+    "BOT_RULES",
     "ICM_MAX_PLAYERS",
     "Deal",
     "DealKind",
     "DealVote",
+    "bot_accepts",
     "chip_chop",
     "equal_split",
     "icm",
@@ -190,6 +192,29 @@ class DealVote:
     @property
     def waiting_for(self) -> tuple[str, ...]:
         return tuple(p for p in self.deal.players if p not in self.accepted)
+
+
+# --- the bots' answers (the driver's, `[deal] bots_accept`) -------------------------------
+
+BOT_RULES = ("always", "never", "if_above_chip_chop")
+
+
+def bot_accepts(rule: str, deal: Deal, player: str, prizes: Sequence[int]) -> bool:
+    """A bot's answer to `deal` by its rule: always, never, or when the deal pays it at least
+    what a chip chop of the same `prizes` (the open places') would.
+
+    >>> deal = icm(["a", "b"], [3000, 1000], [700, 300])
+    >>> [bot_accepts(rule, deal, "a", [700, 300]) for rule in BOT_RULES]
+    [True, False, True]
+    """
+    if rule == "always":
+        return True
+    if rule == "never":
+        return False
+    if rule != "if_above_chip_chop":
+        raise DealError(f"deal.bots_accept must be one of {', '.join(BOT_RULES)}, not {rule!r}")
+    chop = chip_chop(deal.players, deal.chips, prizes, left=deal.left)
+    return deal.amount_of(player) >= chop.amount_of(player)
 
 
 # --- internals ------------------------------------------------------------------------------

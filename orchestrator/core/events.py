@@ -15,6 +15,9 @@ from typing import ClassVar
 
 from orchestrator.core.event_base import Event, EventRecord
 from orchestrator.core.money_events import (
+    DealAnswered,
+    DealPaid,
+    DealProposed,
     LedgerPosted,
     OverlayPaid,
     PenaltyGiven,
@@ -37,6 +40,9 @@ __all__ = [
     "BreakStarted",
     "ButtonAssigned",
     "ChipsRemoved",
+    "DealAnswered",
+    "DealPaid",
+    "DealProposed",
     "Event",
     "EventRecord",
     "FinalTable",

@@ -21,6 +21,7 @@ The movements and their rules:
 - CRASH-1 `refund_all`: a tournament cancelled in registration gives every paid entry back in
   full, buy-in and fee.
 - `award_prize`: the pool pays a prize.
+- DEAL-3 `pay_deal`: the pool pays a player his amount of an accepted final-table deal.
 - GTD-1 `pay_overlay`: when registration closes and the pool holds less than the guarantee,
   the operator pays the difference (the overlay) into the pool. The commission is not touched:
   the operator's own money for it comes under the ledger first (an opening of the operator's
@@ -253,6 +254,13 @@ class Ledger:
         postings = self._commit([(player, POOL, account, amount, Reason.PRIZE)], now)
         return postings[0] if postings else None
 
+    def pay_deal(self, player: str, amount: int, *, now: float) -> Posting | None:
+        """DEAL-3: the pool pays `player` his amount of the deal (None for 0: nothing moves)."""
+        account = self._account(player)
+        _cents(amount, "a deal's amount")
+        postings = self._commit([(player, POOL, account, amount, Reason.DEAL)], now)
+        return postings[0] if postings else None
+
     @property
     def overlay(self) -> int:
         """GTD-1: what the operator paid into the pool to make up the guarantee."""
@@ -267,7 +275,7 @@ class Ledger:
             return None
         if self.overlay:
             raise LedgerInvariantError("GTD-1: the overlay was already paid")
-        if any(p.reason is Reason.PRIZE for p in self._postings):
+        if any(p.reason in (Reason.PRIZE, Reason.DEAL) for p in self._postings):
             raise LedgerInvariantError("GTD-1: the overlay is paid before any prize")
         opening = Opening(OPERATOR, overlay, now)
         self._balances[OPERATOR] += overlay

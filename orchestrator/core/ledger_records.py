@@ -64,6 +64,7 @@ class Reason(StrEnum):
     ROLL_FORWARD_EQUAL = "roll_forward_equal"
     ROLL_FORWARD_CHIPS = "roll_forward_chips"
     OVERLAY = "overlay"
+    DEAL = "deal"
 
     @property
     def rule(self) -> str:
@@ -83,6 +84,7 @@ _RULES = {
     Reason.ROLL_FORWARD_EQUAL: "CRASH-2",
     Reason.ROLL_FORWARD_CHIPS: "CRASH-2",
     Reason.OVERLAY: "GTD-1",
+    Reason.DEAL: "DEAL-3",
 }
 
 

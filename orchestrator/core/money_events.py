@@ -9,6 +9,9 @@ from typing import ClassVar
 from orchestrator.core.event_base import Event
 
 __all__ = [
+    "DealAnswered",
+    "DealPaid",
+    "DealProposed",
     "LedgerPosted",
     "OverlayPaid",
     "PenaltyGiven",
@@ -116,6 +119,46 @@ class LedgerPosted(Event):
     target: str
     amount: int
     reason: str
+
+
+# --- deals at the final table (DEAL-1..DEAL-3) ----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealProposed(Event):
+    """DEAL-1, DEAL-2: the operator proposed a deal of `kind` (`chip_chop`, `icm`, `equal`) at
+    the final table, play paused: `amounts[k]` for `players[k]`, who holds `chips[k]`; `left`
+    cents stay in play with the title. It leads its step."""
+
+    EVENT_TYPE: ClassVar[str] = "deal_proposed"
+    kind: str
+    players: tuple[str, ...]
+    chips: tuple[int, ...]
+    amounts: tuple[int, ...]
+    left: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealAnswered(Event):
+    """DEAL-1: a player's answer to the deal proposed; one refusal ends it and play resumes
+    unchanged. It leads its step."""
+
+    EVENT_TYPE: ClassVar[str] = "deal_answered"
+    player: str
+    accepted: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealPaid(Event):
+    """DEAL-3: every player accepted; the pool paid `player` his `amount` (its `ledger_posted`
+    follows). `place` is his final place when the deal ends the tournament (by chips, `chips`
+    his stack), 0 when play goes on for the amount left."""
+
+    EVENT_TYPE: ClassVar[str] = "deal_paid"
+    player: str
+    chips: int
+    amount: int
+    place: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

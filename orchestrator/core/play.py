@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from orchestrator.core.blinds import blind_gap
 from orchestrator.core.clock import LevelClock
 from orchestrator.core.config import TournamentConfig
+from orchestrator.core.deals import Deal, DealVote
 from orchestrator.core.directives import StartSideEvent
 from orchestrator.core.discipline import Discipline
 from orchestrator.core.events import (
@@ -55,6 +56,8 @@ class Play:
     discipline: Discipline = field(default_factory=Discipline)
     places: dict[str, int] = field(default_factory=dict)
     ties: list[tuple[int, ...]] = field(default_factory=list)  # PAY-1: places that share
+    deal_vote: DealVote | None = None  # DEAL-1: a deal proposed, waiting for every answer
+    deal: Deal | None = None  # DEAL-3: the deal accepted; its players play on for `left`
     tables: dict[int, TableState] = field(default_factory=dict)
     side_queue: list[str] = field(default_factory=list)  # RB-6: eliminated, waiting to play
     side_events: int = 0
@@ -86,7 +89,11 @@ class Play:
     def awards(self) -> list[int]:
         """What each place is paid (index 0 is first): the prizes, tied places sharing theirs
         (PAY-1)."""
-        return split_ties(self.prizes(), self.ties)
+        awards = split_ties(self.prizes(), self.ties)
+        if self.deal is not None:  # DEAL-3: the dealt places play for what was left
+            dealt = len(self.deal.players)
+            awards[:dealt] = [self.deal.left, *[0] * (dealt - 1)]
+        return awards
 
     @property
     def paid_places(self) -> int:
@@ -155,6 +162,11 @@ class Play:
         prizes = self.awards()
         ordered = sorted(self.places.items(), key=lambda item: item[1])
         ledger = self.registration.ledger
+        deal = self.deal
+
+        def dealt(player: str) -> int:  # DEAL-3: what the deal paid him
+            return deal.amount_of(player) if deal and player in deal.players else 0
+
         return {
             "tournament": tournament,
             "players": self.entries,
@@ -162,7 +174,7 @@ class Play:
             "hands": hands,
             "seconds": 0.0,
             "places": [
-                {"place": place, "player": player, "prize": _prize(prizes, place)}
+                {"place": place, "player": player, "prize": _prize(prizes, place) + dealt(player)}
                 for player, place in ordered
             ],
             "ledger": {

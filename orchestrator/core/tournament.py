@@ -4,7 +4,8 @@ The shell owns the clock, the RNG and every side effect: it passes `now` and a
 `random.Random` in, appends the returned events to the log *before* it carries out the
 returned directives (write-ahead), and sends each table the `NextHand` it is given. Every input
 is a step (`start`, `apply_hand`, `poll`, `table_ready`, `table_lost`, `table_restarted`, and
-the commands `pause`, `resume`, `cancel`, `register_late`, `sanction`, `request_rebuy`); a
+the commands `pause`, `resume`, `cancel`, `register_late`, `sanction`, `request_rebuy`, and
+the deals of `core.final_deal`); a
 refused one raises before it changes anything. The same config, seed and steps give the same
 decisions, so the log replays to the same tournament (`core.replay`). Tables play in step
 (START-1, START-2, HALT-1: `core.pace`).
@@ -38,6 +39,7 @@ from orchestrator.core.events import (
     TournamentResumed,
     TournamentStarted,
 )
+from orchestrator.core.final_deal import TournamentDeals
 from orchestrator.core.freezeout import FreezeOut
 from orchestrator.core.hand_for_hand import HandForHand
 from orchestrator.core.late import LateEntry
@@ -58,7 +60,7 @@ __all__ = ["Directive", "OpenTable", "StartSideEvent", "Step", "Tournament"]
 
 
 @dataclass(slots=True, kw_only=True)
-class Tournament(TournamentQueries):
+class Tournament(TournamentQueries, TournamentDeals):
     config: TournamentConfig
     tournament_id: str
     started_at: float
@@ -228,7 +230,7 @@ class Tournament(TournamentQueries):
         close it or fill it (CLOSE-1, BAL-1, FO-3). Only a poll that changes something is logged
         (`table_polled` first, so a restarted orchestrator replays it)."""
         state = self._require_table(table)
-        if self.cancelled is not None:  # logged: a restarted orchestrator closes it too
+        if self.cancelled is not None or self.finished:  # logged: a restart closes it too
             return self._step([TablePolled(table=table)], self._close(table))
         if state.in_hand:
             return self._step([], TableDirective(table, state.issued))
@@ -470,7 +472,7 @@ class Tournament(TournamentQueries):
 
     def _directive(self, table: int) -> TableDirective:
         play, seats = self.play, self.seating.tables[table]
-        if self.cancelled is not None:
+        if self.cancelled is not None or self.finished:  # CRASH-2, or ended by a deal (DEAL-3)
             return self._close(table)
         waits = len(seats) < 2 or play.clock.paused
         in_rounds = any(structure.in_rounds() for structure in self.structures)

@@ -197,6 +197,7 @@ _FIELDS: dict[str, dict[str, Kind]] = {
     "roll_forward_paid": {"player": str, "chips": int, "equal_share": int, "chip_share": int},
     "refund": {"player": str, "amount": int},
     "overlay_paid": {"guarantee": int, "entries_pool": int, "overlay": int},
+    "deal_paid": {"player": str, "chips": int, "amount": int, "place": int},
 }
 _SEAT_FIELDS: dict[str, Kind] = {"player": str, "seat": int, "start": int, "end": int}
 
@@ -260,6 +261,8 @@ def audit_events(
     entries = field + kinds["player_reentered"]
     winner = next((e["winner"] for e in log if e["type"] == "tournament_finished"), None)
     rolled = {e["player"]: e["chips"] for e in log if e["type"] == "roll_forward_paid"}
+    # DEAL-3: a deal that ended the tournament placed its players and left them their chips
+    rolled |= {e["player"]: e["chips"] for e in log if e["type"] == "deal_paid" and e["place"]}
     v += _final_table(log, cancelled)
     v += _places(log, field, winner, rolled)
     v += _chips(log, winner, rolled)
@@ -588,6 +591,7 @@ def _money(
     prizes += sum(
         e["equal_share"] + e["chip_share"] for e in log if e["type"] == "roll_forward_paid"
     )
+    prizes += sum(e["amount"] for e in log if e["type"] == "deal_paid")  # DEAL-3
     cancelled_at = next((e["seq"] for e in log if e["type"] == "tournament_cancelled"), None)
     if cancelled_at is not None:  # CRASH-2 gives each player still in the fee back
         fees -= sum(e["amount"] for e in log if e["type"] == "refund" and e["seq"] > cancelled_at)
@@ -826,8 +830,13 @@ def audit_results(log: Sequence[EventRecord], results: dict[str, Any]) -> list[V
     for e in log:
         if e.get("type") == "tournament_finished":
             places[e["winner"]] = 1
+    for e in log:  # DEAL-3: a deal that ended the tournament placed its players
+        if e.get("type") == "deal_paid" and e["place"]:
+            places[e["player"]] = e["place"]
     prizes: Counter[str] = Counter()
     for e in log:
+        if e.get("type") == "deal_paid":
+            prizes[e["player"]] += e["amount"]
         if e.get("type") == "roll_forward_paid":
             prizes[e["player"]] += e["equal_share"] + e["chip_share"]
         if e.get("type") == "prize_awarded":
