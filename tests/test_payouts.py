@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_tournament_core import run
 from tournament_checks import check_log, funds, quiet
 
 from orchestrator.core import codec
@@ -229,3 +230,28 @@ def play_random(spec: NextHand, rng: random.Random) -> HandReport:
         spec.blinds.button,
         tuple(HandPlayer(p, s, c, end[s]) for s, p, c in spec.seats),
     )
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_elim1_hand_for_hand_waits_for_late_registration_to_close(seed: int) -> None:
+    """Hand-for-hand held the places of a round while late registration held its own busts,
+    and the two gave the same places twice (seeds 3-5 did, with the field halved by level 3):
+    the money is not known before registration closes, so hand-for-hand waits for it."""
+    cfg = parse_config(
+        {
+            "tournament": {
+                "players": 60,
+                "max_per_table": 9,
+                "starting_stack": 1000,
+                "buy_in": 100,
+                "late_registration_levels": 3,
+                "late_entries": 10,
+                "hand_for_hand": 30,
+            },
+            "levels": {"unit": "hands", "length": 8, "blinds": [[25, 50], [50, 100], [100, 200]]},
+        }
+    )
+    _, log = run(cfg, seed=seed)
+    check_log(cfg, log)
+    closed = next(e["seq"] for e in log if e["type"] == "registration_closed")
+    assert all(e["seq"] > closed for e in log if e["type"] == "hand_for_hand")

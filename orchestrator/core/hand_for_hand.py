@@ -4,7 +4,8 @@ From `hand_for_hand` players left until the money is reached (or one table is le
 plays hand for hand anyway), every table plays one hand and waits until every other table has
 played its hand of the round. Everyone busted in a round is placed when the round is
 complete, as if at one table: by chips at the hand's start, then by nearness to their own
-table's button. It happens once per tournament.
+table's button. It happens once per tournament, and not while late registration is open: the
+field and so the money are not known yet, and late registration places its busted itself.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class HandForHand(Structure):
             and not self._done
             and paid < play.active_players <= self._threshold
             and len(playing) > 1  # one table plays hand for hand anyway
+            and not play.registration.is_open()  # late registration: the money is not known
         ):
             self._active = True
             events.append(HandForHandEvent(active=True, players=play.active_players))
