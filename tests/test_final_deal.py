@@ -7,6 +7,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_payouts import play_random, record_events
 from tournament_checks import check_log, funds, quiet
 
@@ -153,3 +155,29 @@ def test_deal3_a_deal_leaving_money_plays_on_for_it_and_the_title() -> None:
     prizes = {e["place"]: e["amount"] for e in log if e["type"] == "prize_awarded"}
     assert prizes[1] == 600 and all(amount == 0 for place, amount in prizes.items() if place > 1)
     check_log(_config(6), log)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    won=st.integers(1, 900),
+    kind=st.sampled_from(list(DealKind)),
+    left=st.sampled_from([0, 1, 700, 1200]),
+)
+def test_deal3_any_accepted_deal_balances_the_books_to_the_cent(
+    won: int, kind: DealKind, left: int
+) -> None:
+    tournament, log, directives, _ = _at_the_final_table()
+    (table,) = directives
+    spec = directives[table].next_hand
+    assert spec is not None
+    _take(log, tournament.pause(now=1.0))
+    _take(log, tournament.apply_hand(quiet(spec, won=won), now=1.0, rng=random.Random(1)))
+    proposed = _take(log, tournament.propose_deal(kind, left=left, now=2.0)).events[0].fields()
+    assert sum(proposed["amounts"]) == 6000 - left
+    for player in proposed["players"]:
+        _take(log, tournament.answer_deal(player, True, now=3.0))
+    ledger = tournament.play.registration.ledger
+    assert ledger.pool == left and tournament.finished is (left == 0)
+    ledger.check()
+    if left == 0:
+        check_log(_config(6), log)
