@@ -17,8 +17,8 @@ from conftest import RedisServer
 from test_tournament_core import config, play
 from tournament_checks import check_log, funds, opened_tables
 
-from orchestrator.core.replay import snapshot, step_rng
-from orchestrator.core.tournament import Tournament
+from orchestrator.core.events import TournamentOpened
+from orchestrator.core.replay import open_tournament, snapshot, step_rng
 from orchestrator.shell.eventlog import EventLog, event_time
 from orchestrator.shell.store import Store, open_store
 
@@ -35,14 +35,14 @@ def orchestrator_dies_after(store: Store, folder: Path, hands: int) -> list[dict
     log = EventLog(store, STREAM)
     now = event_time(1_700_000_000.0)
     players = [f"p{k}" for k in range(30)]
-    tournament, step = Tournament.start(
-        cfg,
-        players,
+    opened = TournamentOpened(
+        tournament="cup-5",
+        config=cfg,
+        players=tuple(players),
         deposits=funds(cfg, players),
-        tournament_id="cup-5",
-        now=now,
-        rng=step_rng(seed, 0),
+        seed=seed,
     )
+    tournament, step = open_tournament(opened, now=now)
     log.append(step.events, ts=now)
     ready = opened_tables(step)
     store.save_snapshot(STREAM, log.seq, snapshot(tournament))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from orchestrator.core.config import TournamentConfig
 from orchestrator.core.event_base import Event, EventRecord
 from orchestrator.core.money_events import (
     LedgerPosted,
@@ -75,11 +76,27 @@ __all__ = [
     "TableRestarted",
     "TournamentCancelled",
     "TournamentFinished",
+    "TournamentOpened",
     "TournamentPaused",
     "TournamentResumed",
     "TournamentStarted",
     "WarningIssued",
 ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentOpened(Event):
+    """The log's first record: all the start was given, so the log alone rebuilds the
+    tournament (`core.replay.rebuild_from_log`): its id and config, the players in the order
+    given, the cents each account opens with (the players' and the late registrants'), and the
+    run's seed, which seeds every step's RNG (`core.replay.step_rng`)."""
+
+    EVENT_TYPE: ClassVar[str] = "tournament_opened"
+    tournament: str
+    config: TournamentConfig
+    players: tuple[str, ...]
+    deposits: dict[str, int]
+    seed: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
