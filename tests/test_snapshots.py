@@ -57,6 +57,7 @@ def side_events(players: int) -> Any:
 RUNS: list[tuple[int, int, dict[str, Any]]] = [
     (23, 1, {"max_per_table": 6, "commands": {6: "pause", 12: "resume", 20: "cancel"}}),
     (30, 2, {"max_per_table": 7, "policy": "threshold"}),
+    (27, 7, {"max_per_table": 8, "policy": "tda"}),
     (20, 3, {"max_per_table": 5, "hand_for_hand": 8}),
     (
         14,
@@ -72,7 +73,12 @@ RUNS: list[tuple[int, int, dict[str, Any]]] = [
     (
         20,
         9,
-        {"max_per_table": 5, "structure": "rebuy", "commands": {1: "rebuy", 3: "disqualification"}},
+        {
+            "max_per_table": 5,
+            "structure": "rebuy",
+            "rebuy": {"levels": 2},
+            "commands": {1: "rebuy", 3: "disqualification"},
+        },
     ),
     (24, 5, {"cfg": shootout(24)}),
     (16, 6, {"cfg": side_events(16)}),
@@ -82,7 +88,7 @@ RUNS: list[tuple[int, int, dict[str, Any]]] = [
 STATE_CLASSES = {
     "tournament.Tournament", "play.Play", "tables.TableState", "clock.LevelClock",
     "freezeout.FreezeOut", "floor.TableFloor", "seating.SeatMap", "seating.TableIndex",
-    "balancing.Equilibrium", "balancing.Threshold", "shootout.ShootOut",
+    "equilibrium.Equilibrium", "balancing.Threshold", "tda.Tda", "pace.Pace", "shootout.ShootOut",
     "shootout.PhaseSeating", "rebuys.Rebuys", "late.LateEntry", "hand_for_hand.HandForHand",
     "discipline.Discipline", "sanctions.SanctionBook", "sanctions.Sanction",
     "registration.Registration", "registration._Book", "registration.Registrant",
@@ -134,8 +140,10 @@ def test_every_state_class_round_trips_and_decides_the_rest_of_the_run_alike(
             )
             assert plain(finished) == plain(load_snapshot(states[ends[-1]])), (k, end)
             assert plain(load_snapshot(snapshot(loaded))) == plain(loaded)
-    missing = STATE_CLASSES - seen
-    assert not missing, f"no snapshot held {sorted(missing)}: is the list out of date?"
+    assert seen == STATE_CLASSES, (
+        f"held but not listed: {sorted(seen - STATE_CLASSES)}; "
+        f"listed but never held: {sorted(STATE_CLASSES - seen)}"
+    )
 
 
 def test_a_renamed_field_is_an_upcast(monkeypatch: pytest.MonkeyPatch) -> None:
