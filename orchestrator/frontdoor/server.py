@@ -248,7 +248,7 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
             tournament_id=entry.tournament_id,
             state=entry.state,
             players_left=sum(1 for r in rows if r["place"] == 0),
-            hands=sum(1 for e in entry.events if e["type"] == "hand_finished"),
+            hands=entry.model.hands,
             standings=[pb.Standing(**row) for row in rows],
         )
 
