@@ -68,7 +68,6 @@ SNAPSHOT_UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 _CORE = "orchestrator.core."
 _PROTOCOL = "table_worker.protocol"
 _NOT_FIELDS = frozenset({"__dict__", "__weakref__"})
-_ATOMS = (str, int, bool, type(None))
 
 
 def encode_snapshot(state: object) -> dict[str, Any]:
@@ -113,8 +112,18 @@ def objects_of(node: Any, name: str) -> Iterator[dict[str, Any]]:
             yield from objects_of(item, name)
 
 
+_names: dict[type, str] = {}
+
+
 def class_name(cls: type) -> str:
     """A class of the core as a snapshot names it; `RecordError` for any other."""
+    name = _names.get(cls)
+    if name is None:
+        name = _names[cls] = _name_of(cls)
+    return name
+
+
+def _name_of(cls: type) -> str:
     module = cls.__module__
     if module.startswith(_CORE):
         short = module.removeprefix(_CORE)
@@ -180,26 +189,27 @@ class _Writer:
         self._kept: list[object] = []  # the objects seen, alive while their ids are keys
         self._ids = 0
 
-    def write(self, value: object) -> Any:
-        if isinstance(value, _ATOMS) and not isinstance(value, enum.Enum):
+    def write(self, value: Any) -> Any:
+        kind = type(value)  # by the exact type: a subclass of a container is an object
+        if kind is str or kind is int or kind is bool or value is None:
             return value
-        if isinstance(value, float):
+        if kind is float:
             return value if math.isfinite(value) else {"$float": repr(value)}
-        if isinstance(value, list):
+        if kind is list:
             return [self.write(v) for v in value]
-        if isinstance(value, tuple) and type(value) is tuple:
-            return {"$tuple": [self.write(v) for v in value]}
-        if isinstance(value, dict) and type(value) is dict:
+        if kind is dict:
             if all(type(k) is str and not k.startswith("$") for k in value):
                 return {k: self.write(v) for k, v in value.items()}
             return {"$dict": [[self.write(k), self.write(v)] for k, v in value.items()]}
-        if type(value) in (set, frozenset):
-            tag = "$set" if type(value) is set else "$frozenset"
-            return {tag: [self.write(v) for v in value]}  # type: ignore[attr-defined]
-        if isinstance(value, enum.Enum):
-            return {"$enum": f"{class_name(type(value))}.{value.name}"}
-        if isinstance(value, bytes):
+        if kind is tuple:
+            return {"$tuple": [self.write(v) for v in value]}
+        if kind is set or kind is frozenset:
+            tag = "$set" if kind is set else "$frozenset"
+            return {tag: [self.write(v) for v in value]}
+        if kind is bytes:
             return {"$bytes": value.hex()}
+        if isinstance(value, enum.Enum):
+            return {"$enum": f"{class_name(kind)}.{value.name}"}
         return self._object(value)
 
     def _object(self, value: object) -> dict[str, Any]:
@@ -231,11 +241,12 @@ class _Reader:
         self._objects: dict[int, object] = {}
 
     def read(self, node: Any) -> Any:
-        if isinstance(node, (*_ATOMS, float)):
+        kind = type(node)
+        if kind is str or kind is int or kind is float or kind is bool or node is None:
             return node
-        if isinstance(node, list):
+        if kind is list:
             return [self.read(v) for v in node]
-        if not isinstance(node, dict):
+        if kind is not dict:
             raise RecordError(f"a snapshot cannot hold {node!r:.80}")
         tag = next(iter(node), "")
         if not tag.startswith("$"):
@@ -275,17 +286,32 @@ class _Reader:
         obj = cls.__new__(cls)
         if "$id" in node:
             self._objects[node["$id"]] = obj
-        given = {k: v for k, v in node.items() if not k.startswith("$")}
         names, open_ended = _fields(cls)
-        unknown = [] if open_ended else sorted(set(given) - set(names))
-        if unknown:
-            raise RecordError(f"{name} has no field {', '.join(unknown)} any more")
-        for field_name in names:
-            if field_name not in given:
-                object.__setattr__(obj, field_name, _default(cls, name, field_name))
-        for field_name, value in given.items():
+        known = _known(cls)
+        found = 0
+        for field_name, value in node.items():
+            if field_name[0] == "$":
+                continue
+            if field_name in known:
+                found += 1
+            elif not open_ended:
+                raise RecordError(f"{name} has no field {field_name} any more")
             object.__setattr__(obj, field_name, self.read(value))
+        if found < len(names):
+            for field_name in names:
+                if field_name not in node:
+                    object.__setattr__(obj, field_name, _default(cls, name, field_name))
         return obj
+
+
+_known_names: dict[type, frozenset[str]] = {}
+
+
+def _known(cls: type) -> frozenset[str]:
+    known = _known_names.get(cls)
+    if known is None:
+        known = _known_names[cls] = frozenset(_fields(cls)[0])
+    return known
 
 
 def _default(cls: type, name: str, field_name: str) -> Any:

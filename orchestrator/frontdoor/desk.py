@@ -68,6 +68,9 @@ PLAYER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 MAX_CONFIG_BYTES = 64 * 1024
 EVENT_POLL_SECONDS = 0.2
 LOG_SUFFIX = ".frontdoor"
+# The version of the desk's own records (DESIGN.md "Stores": every stored record carries one);
+# release 1 wrote none, which reads as 1.
+DESK_RECORD_VERSION = 1
 HOST = f"{socket.gethostname()}:{os.getpid()}"  # who took a rescheduled tournament over
 
 
@@ -472,7 +475,8 @@ class Desk:
         try:
             if entry.logged == 0:
                 self._store.register(stream, {"tournament": entry.tournament_id})
-            self._store.append(stream, [{"seq": entry.logged + 1, "ts": self._clock(), **record}])
+            stored = {"seq": entry.logged + 1, "ts": self._clock(), "v": DESK_RECORD_VERSION}
+            self._store.append(stream, [{**stored, **record}])
         except StoreError as exc:
             raise refusal(exc, "the store refused") from exc
         entry.logged += 1
