@@ -1,11 +1,9 @@
 """The tournament's events (DESIGN.md "Files written by mtt run": events.jsonl).
 
-Each is a frozen record with the contract's field names; `EVENT_TYPE` is its `type` and
-`VERSION` the version of its fields, which every stored record carries as `v`. The log adds the
-envelope: `seq`, `ts`, and `cause` (the seq of the hand_finished that led to it). One codec
-(`orchestrator.core.codec`) writes and reads every one of them, found here as the subclasses
-of `Event`: a change to an event's fields bumps its `VERSION` and gives the codec the upcaster
-that brings the records of the version before to it.
+Each is a frozen record with the contract's field names; `EVENT_TYPE` is its `type`, `VERSION`
+its fields' version (`v`; a change to them bumps it, with an upcaster in `core.codec`, which
+reads and writes every subclass of `Event`). The log adds the envelope: `seq`, `ts`, and
+`cause` (the seq of the hand_finished that led to it).
 """
 
 from __future__ import annotations
@@ -86,10 +84,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentOpened(Event):
-    """The log's first record: all the start was given, so the log alone rebuilds the
-    tournament (`core.replay.rebuild_from_log`): its id and config, the players in the order
-    given, the cents each account opens with (the players' and the late registrants'), and the
-    run's seed, which seeds every step's RNG (`core.replay.step_rng`)."""
+    """The log's first record: all the start was given (deposits in cents, the seed of every
+    step's RNG), so the log alone rebuilds the tournament (`core.replay.rebuild_from_log`)."""
 
     EVENT_TYPE: ClassVar[str] = "tournament_opened"
     tournament: str

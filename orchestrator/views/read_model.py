@@ -27,7 +27,6 @@ places it changed until `take_touched()`, so a view can redraw only those.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,7 +85,6 @@ class ReadModel:
     seq: int = 0  # the last record applied
     gap: bool = False  # a record was missing or unreadable: the model may be wrong
     unreadable: int = 0  # records the codec could not read
-    records: Counter[str] = field(default_factory=Counter)  # records applied, by type
     # --- the start
     opened: TournamentOpened | None = None  # the log's opening record, when it has one
     config: TournamentConfig | None = None  # the opening record's, or the reader's own
@@ -161,7 +159,6 @@ class ReadModel:
         seq = record.get("seq")
         if type(seq) is int and seq <= self.seq:
             return None  # already applied
-        self.records[str(record.get("type"))] += 1
         try:
             read = codec.decode_record(record)
         except RecordError:
@@ -297,7 +294,11 @@ class ReadModel:
         self._touched.tables.add(table)
 
     def _seat(self, player: str, table: int, seat: int) -> None:
-        self.tables.setdefault(table, {})[seat] = player
+        seats = self.tables.setdefault(table, {})
+        before = seats.get(seat)  # one busted and not yet placed (his place waits) left it
+        if before is not None and before != player and self.seats.get(before) == (table, seat):
+            del self.seats[before]
+        seats[seat] = player
         self.seats[player] = (table, seat)
         self._touched.tables.add(table)
 
