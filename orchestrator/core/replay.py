@@ -108,8 +108,8 @@ def snapshot(tournament: Tournament) -> bytes:
 def load_snapshot(state: bytes) -> Tournament:
     try:
         tournament = decode_snapshot(json.loads(state))
-    except (ValueError, UnicodeDecodeError) as exc:  # RecordError is a ValueError too
-        raise RecoveryError(f"the snapshot cannot be loaded: {exc}") from exc
+    except Exception as exc:  # any failure to read it means the snapshot is unusable
+        raise RecoveryError(f"the snapshot cannot be loaded: {exc!r}") from exc
     if not isinstance(tournament, Tournament):
         raise RecoveryError(f"the snapshot holds a {type(tournament).__name__}, not a tournament")
     return tournament

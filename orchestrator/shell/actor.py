@@ -48,6 +48,7 @@ from orchestrator.core.tournament import Directive, OpenTable, StartSideEvent, S
 from orchestrator.errors import (
     LeaseLost,
     LedgerError,
+    RecordError,
     RegistrationError,
     ReportError,
     SanctionError,
@@ -347,7 +348,7 @@ class Orchestrator:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
         self._log.stage(events, ts=now, hands=hands)
         self._since_snapshot += len(events)
-        if self._since_snapshot >= self._store_settings.snapshot_every:
+        if self._snapshots and self._since_snapshot >= self._store_settings.snapshot_every:
             self._since_snapshot = 0
             # Taken when the loop next turns, a step boundary (no step awaits inside): the
             # pickling runs while this step's batch is being written, not before its reply.
@@ -355,7 +356,19 @@ class Orchestrator:
 
     def _take_snapshot(self) -> None:
         """The core as the last staged step left it, saved once the log holds that step."""
-        self._log.offer_snapshot(self._log.seq, snapshot(self._tournament))
+        state = self._snapshot_state()
+        if state is not None:
+            self._log.offer_snapshot(self._log.seq, state)
+
+    def _snapshot_state(self) -> bytes | None:
+        """The core's state as a snapshot; None, and no more snapshots, for state the snapshot
+        codec cannot write (a bug, not fatal: the log alone rebuilds the tournament)."""
+        try:
+            return snapshot(self._tournament)
+        except RecordError as exc:
+            logging.getLogger(__name__).error("no more snapshots of %s: %s", self._stream, exc)
+            self._snapshots = False
+            return None
 
     async def _durable(self) -> None:
         """Wait until every step staged so far is in the store."""
@@ -366,11 +379,16 @@ class Orchestrator:
 
     def _save_snapshot(self) -> None:
         """A snapshot now, from the constructor (nothing else is writing yet)."""
+        state = self._snapshot_state()
+        if state is None:
+            return
         try:
-            self._store.save_snapshot(self._stream, self._log.seq, snapshot(self._tournament))
+            self._store.save_snapshot(self._stream, self._log.seq, state)
             self._since_snapshot = 0
         except StoreUnavailable:
             pass  # the next one tries again; the log alone is enough to rebuild
+
+    _snapshots = True  # until the snapshot codec fails on the core's state
 
     def _side_event_name(self, event: int) -> str:
         return side_event_id(self._tournament_id, event)
@@ -428,7 +446,7 @@ class Orchestrator:
         while len(sides) < len(self._side_events):
             sides = list(await asyncio.gather(*self._side_events))
         # A last snapshot: an export, `mtt cancel` or a restart rebuilds from it at once.
-        self._log.offer_snapshot(self._log.seq, snapshot(self._tournament))
+        self._take_snapshot()
         try:
             await self._log.settle()
         except Exception as exc:  # as in _durable: the core is ahead of its log
