@@ -95,8 +95,8 @@ class Lobby:
 
     # --- the fold -------------------------------------------------------------------------
 
-    def apply(self, event: EventRecord) -> None:
-        read = self.model.apply_record(event)
+    def apply(self, record: EventRecord) -> None:
+        read = self.model.apply_record(record)
         if read is not None:
             text = _feed_text(read.event)
             if text is not None:
