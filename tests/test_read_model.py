@@ -24,7 +24,16 @@ from orchestrator.views.read_model import ReadModel
         (23, 1, {"max_per_table": 6, "commands": {6: "pause", 12: "resume"}}),
         (30, 2, {"max_per_table": 7, "policy": "threshold"}),
         (18, 4, {"max_per_table": 6, "late_registration_levels": 2, "reentries": 1}),
-        (20, 9, {"max_per_table": 5, "structure": "rebuy", "commands": {3: "disqualification"}}),
+        (
+            20,
+            9,
+            {
+                "max_per_table": 5,
+                "structure": "rebuy",
+                "rebuy": {"levels": 2},
+                "commands": {3: "disqualification"},
+            },
+        ),
         (24, 5, {"cfg": shootout(24)}),
         (23, 3, {"max_per_table": 6, "commands": {14: "cancel"}}),
     ],
