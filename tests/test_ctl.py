@@ -1,0 +1,239 @@
+"""`mtt ctl` without a server: where the address and credential come from (flags, then the
+environment, then the ctl config file), its one-line errors for bad files and an unreachable
+front door, the status-to-error table, and the readable event lines. Against a real
+`mtt serve`: tests/test_ctl_ray.py."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import grpc
+import pytest
+from conftest import free_port
+
+from orchestrator.cli.ctl import DEFAULT_TARGET, _event_line, connection_settings
+from orchestrator.cli.main import build_parser, main
+from orchestrator.frontdoor import errors
+from orchestrator.frontdoor.errors import InvalidRequest, from_status
+from orchestrator.frontdoor.hub import PlayerHub, Presence
+
+FLAG_CREDENTIAL = "credential-from-the-flag-file"
+ENV_CREDENTIAL = "credential-from-the-environment"
+FILE_CREDENTIAL = "credential-from-the-config-file"
+
+
+def parsed(*words: str) -> argparse.Namespace:
+    return build_parser().parse_args(["ctl", "list", *words])
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A HOME of its own, so a ctl config in the real one cannot leak in."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
+
+
+@pytest.fixture
+def ctl_config(tmp_path: Path) -> Path:
+    """A ctl config naming a target, a credential file and a CA, relative to its folder."""
+    folder = tmp_path / "conf"
+    folder.mkdir()
+    (folder / "operator.txt").write_text(FILE_CREDENTIAL + "\n")
+    (folder / "ca.pem").write_bytes(b"CA FROM THE FILE")
+    path = folder / "ctl.toml"
+    path.write_text(
+        'target = "file.example:1"\noperator_credential_file = "operator.txt"\ntls_ca = "ca.pem"\n'
+    )
+    return path
+
+
+def test_flags_win_over_the_environment_and_the_config_file(
+    tmp_path: Path, home: Path, ctl_config: Path
+) -> None:
+    (tmp_path / "flag.txt").write_text(FLAG_CREDENTIAL + "\nignored second line\n")
+    (tmp_path / "flag-ca.pem").write_bytes(b"CA FROM THE FLAG")
+    args = parsed(
+        "--target",
+        "flag.example:3",
+        "--operator-credential-file",
+        str(tmp_path / "flag.txt"),
+        "--tls-ca",
+        str(tmp_path / "flag-ca.pem"),
+        "--ctl-config",
+        str(ctl_config),
+    )
+    environ = {"MTT_TARGET": "env.example:2", "MTT_OPERATOR_TOKEN": ENV_CREDENTIAL}
+    settings = connection_settings(args, environ)
+    assert settings.target == "flag.example:3"
+    assert settings.credential == FLAG_CREDENTIAL
+    assert settings.tls_ca == b"CA FROM THE FLAG"
+
+
+def test_the_environment_wins_over_the_config_file(
+    tmp_path: Path, home: Path, ctl_config: Path
+) -> None:
+    (tmp_path / "env-ca.pem").write_bytes(b"CA FROM THE ENVIRONMENT")
+    environ = {
+        "MTT_TARGET": "env.example:2",
+        "MTT_OPERATOR_TOKEN": ENV_CREDENTIAL,
+        "MTT_TLS_CA": str(tmp_path / "env-ca.pem"),
+        "MTT_CTL_CONFIG": str(ctl_config),  # the file is found through the environment too
+    }
+    settings = connection_settings(parsed(), environ)
+    assert settings.target == "env.example:2"
+    assert settings.credential == ENV_CREDENTIAL
+    assert settings.tls_ca == b"CA FROM THE ENVIRONMENT"
+
+
+def test_the_config_file_fills_in_what_flags_and_environment_leave_out(
+    home: Path, ctl_config: Path
+) -> None:
+    settings = connection_settings(parsed("--ctl-config", str(ctl_config)), {})
+    assert settings.target == "file.example:1"
+    assert settings.credential == FILE_CREDENTIAL  # its path relative to the config's folder
+    assert settings.tls_ca == b"CA FROM THE FILE"
+
+
+def test_the_default_config_file_is_read_from_home(home: Path, ctl_config: Path) -> None:
+    (home / ".config" / "mtt").mkdir(parents=True)
+    ctl_config.rename(home / ".config" / "mtt" / "ctl.toml")
+    (ctl_config.parent / "operator.txt").rename(home / ".config" / "mtt" / "operator.txt")
+    (ctl_config.parent / "ca.pem").rename(home / ".config" / "mtt" / "ca.pem")
+    settings = connection_settings(parsed(), {})
+    assert (settings.target, settings.credential) == ("file.example:1", FILE_CREDENTIAL)
+
+
+def test_without_a_config_file_the_target_is_mtt_serves_default(home: Path) -> None:
+    settings = connection_settings(parsed(), {"MTT_OPERATOR_TOKEN": ENV_CREDENTIAL})
+    assert settings == type(settings)(DEFAULT_TARGET, ENV_CREDENTIAL, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ('target = "x:1"\npassword = "hunter2"\n', "unknown key password"),
+        ("target = 50051\n", "target must be a non-empty string"),
+        ("target = [\n", "not valid TOML"),
+    ],
+)
+def test_a_bad_config_file_is_refused_naming_the_key(
+    tmp_path: Path, home: Path, text: str, named: str
+) -> None:
+    path = tmp_path / "ctl.toml"
+    path.write_text(text)
+    with pytest.raises(InvalidRequest, match=named):
+        connection_settings(parsed("--ctl-config", str(path)), {"MTT_OPERATOR_TOKEN": "x" * 20})
+
+
+def test_a_named_config_file_must_exist(tmp_path: Path, home: Path) -> None:
+    with pytest.raises(InvalidRequest, match="cannot read the ctl config"):
+        connection_settings(parsed("--ctl-config", str(tmp_path / "nope.toml")), {})
+
+
+def test_no_credential_anywhere_says_where_to_put_one(home: Path) -> None:
+    with pytest.raises(InvalidRequest, match="--operator-credential-file FILE, set"):
+        connection_settings(parsed(), {})
+
+
+def test_a_short_credential_is_refused_as_mtt_serve_refuses_it(home: Path) -> None:
+    with pytest.raises(InvalidRequest, match="at least 16 characters"):
+        connection_settings(parsed(), {"MTT_OPERATOR_TOKEN": "short"})
+
+
+# --- one line on stderr, exit 2 ---------------------------------------------------------
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert "Traceback" not in captured.err
+    return lines[0]
+
+
+def test_an_unreachable_server_is_one_line_and_exit_2(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("MTT_OPERATOR_TOKEN", ENV_CREDENTIAL)
+    target = f"127.0.0.1:{free_port()}"  # nothing listens there
+    for verb in (["list"], ["show", "t1"], ["watch", "t1"], ["players", "t1", "--json"]):
+        assert main(["ctl", *verb, "--target", target]) == 2
+        line = one_line_error(capsys)
+        assert line.startswith(f"mtt ctl {verb[0]}: the front door at {target} is unavailable")
+
+
+def test_a_malformed_toml_is_refused_before_any_call(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The config is checked here first (orchestrator.core.config_toml), so the message names
+    the file and the key even with no server to ask (this target has none)."""
+    monkeypatch.setenv("MTT_OPERATOR_TOKEN", ENV_CREDENTIAL)
+    target = ["--target", f"127.0.0.1:{free_port()}"]
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[tournament\nname = 'x'\n")
+    assert main(["ctl", "create", str(broken), *target]) == 2
+    assert f"{broken} is not valid TOML" in one_line_error(capsys)
+    typo = tmp_path / "typo.toml"
+    typo.write_text('[tournament]\nname = "x"\nmax_per_tabel = 3\n')
+    assert main(["ctl", "create", str(typo), *target]) == 2
+    assert "unknown key max_per_tabel" in one_line_error(capsys)
+    assert main(["ctl", "create", str(tmp_path / "missing.toml"), *target]) == 2
+    assert "cannot read" in one_line_error(capsys)
+
+
+# --- the status table, presence, event lines ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        errors.Unauthenticated,
+        errors.PermissionDenied,
+        errors.NotFound,
+        errors.InvalidRequest,
+        errors.WrongState,
+        errors.RateLimited,
+        errors.NotAvailable,
+    ],
+)
+def test_every_refusal_comes_back_as_the_class_the_server_raised(
+    kind: type[errors.FrontDoorError],
+) -> None:
+    error = from_status(kind.code, "what the server said")
+    assert type(error) is kind
+    assert str(error) == f"{kind.code.name}: what the server said"
+
+
+def test_a_status_no_class_carries_is_a_plain_front_door_error() -> None:
+    error = from_status(grpc.StatusCode.INTERNAL, "")
+    assert type(error) is errors.FrontDoorError and str(error) == "INTERNAL"
+
+
+def test_presence_follows_the_stream_and_out_states() -> None:
+    """OUT-2 before connecting, in once connected, OUT-3 after the stream drops."""
+    hub = PlayerHub(clock=lambda: 0.0)
+    hub.add("t", "ann")
+    assert hub.presence("t", "ann") == Presence(connected=False, out="not_connected", table=0)
+    connection = hub.connect("t", "ann")
+    assert hub.presence("t", "ann") == Presence(connected=True, out=None, table=0)
+    hub.disconnect(connection)
+    assert hub.presence("t", "ann") == Presence(connected=False, out="disconnected", table=0)
+    assert hub.presence("t", "nobody").out == "not_connected"
+
+
+def test_an_event_is_one_readable_line() -> None:
+    hand = {
+        "seq": 42,
+        "ts": 1.5,
+        "type": "hand_finished",
+        "table": 2,
+        "hand": 7,
+        "button": 1,
+        "players": [{"player": "a", "seat": 1, "start": 10, "end": 0}] * 3,
+    }
+    assert _event_line(hand) == "    42  hand_finished        table=2 hand=7 button=1 players=[3]"
+    final = {"seq": 50, "ts": 2.0, "type": "final_table", "table": 1, "players": ["a", "b"]}
+    assert _event_line(final) == "    50  final_table          table=1 players=a,b"
