@@ -1,22 +1,30 @@
-"""`mtt ctl` without a server: where the address and credential come from (flags, then the
+"""`mtt ctl` without Ray: where the address and credential come from (flags, then the
 environment, then the ctl config file), its one-line errors for bad files and an unreachable
-front door, the status-to-error table, and the readable event lines. Against a real
-`mtt serve`: tests/test_ctl_ray.py."""
+front door, the status-to-error table, the readable event lines, and the commands that need
+no table against the front door in-process (registration, a cancellation, TLS). Against a real
+`mtt serve` with tournaments played: tests/test_ctl_ray.py."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
 import pytest
 from conftest import free_port
+from test_frontdoor_tls import OPERATOR, certificate, server_on  # noqa: F401  (a fixture)
 
 from orchestrator.cli.ctl import DEFAULT_TARGET, _event_line, connection_settings
 from orchestrator.cli.main import build_parser, main
 from orchestrator.frontdoor import errors
 from orchestrator.frontdoor.errors import InvalidRequest, from_status
 from orchestrator.frontdoor.hub import PlayerHub, Presence
+from orchestrator.frontdoor.server import TlsFiles
 
 FLAG_CREDENTIAL = "credential-from-the-flag-file"
 ENV_CREDENTIAL = "credential-from-the-environment"
@@ -138,6 +146,15 @@ def test_no_credential_anywhere_says_where_to_put_one(home: Path) -> None:
         connection_settings(parsed(), {})
 
 
+@pytest.mark.parametrize("target", ["127.0.0.1:99999", "localhost", ":50051", "host:0"])
+def test_an_address_that_is_not_host_port_is_refused_naming_where_it_came_from(
+    home: Path, target: str
+) -> None:
+    environ = {"MTT_OPERATOR_TOKEN": ENV_CREDENTIAL, "MTT_TARGET": target}
+    with pytest.raises(InvalidRequest, match=r"address \(\$MTT_TARGET\) is HOST:PORT"):
+        connection_settings(parsed(), environ)
+
+
 def test_a_short_credential_is_refused_as_mtt_serve_refuses_it(home: Path) -> None:
     with pytest.raises(InvalidRequest, match="at least 16 characters"):
         connection_settings(parsed(), {"MTT_OPERATOR_TOKEN": "short"})
@@ -237,3 +254,130 @@ def test_an_event_is_one_readable_line() -> None:
     assert _event_line(hand) == "    42  hand_finished        table=2 hand=7 button=1 players=[3]"
     final = {"seq": 50, "ts": 2.0, "type": "final_table", "table": 1, "players": ["a", "b"]}
     assert _event_line(final) == "    50  final_table          table=1 players=a,b"
+
+
+# --- against the front door in-process (no Ray: no tournament starts here) ------------------
+
+
+@contextmanager
+def front_door(folder: Path, tls: TlsFiles | None = None) -> Iterator[str]:
+    """The front door's gRPC server (`test_frontdoor_tls.server_on`) on its own event loop in
+    a thread, so the blocking `mtt ctl` calls of the test can reach it; its target."""
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    targets: list[str] = []
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        server = server_on(folder, tls)
+        loop.run_until_complete(server.start())
+        targets.append(server.target)
+        started.set()
+        loop.run_forever()
+        loop.run_until_complete(server.stop(0))
+        loop.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert started.wait(30), "the front door did not start"
+    try:
+        yield targets[0]
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)
+
+
+def run_ctl(capsys: pytest.CaptureFixture[str], *words: str) -> tuple[int, str, str]:
+    code = main(["ctl", *words])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_registration_and_a_cancellation_in_registration_through_ctl(
+    tmp_path: Path,
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """create, open, register (the tokens shown), players (registered, not connected: OUT-2),
+    standings before the start (everyone the starting stack), list and show as tables, a
+    player's token refused as the operator's, then CRASH-1: cancelled, every entry refunded."""
+    toml = tmp_path / "club.toml"
+    toml.write_text(
+        '[tournament]\nname = "Club night"\nmax_per_table = 6\nstarting_stack = 5000\n'
+        'buy_in = 2000\nfee = 200\n[levels]\nunit = "hands"\nlength = 10\nblinds = [[25, 50, 0]]\n'
+    )
+    monkeypatch.setenv("MTT_OPERATOR_TOKEN", OPERATOR)
+    with front_door(tmp_path) as target:
+        monkeypatch.setenv("MTT_TARGET", target)
+        code, out, err = run_ctl(capsys, "create", str(toml))
+        assert code == 0, err
+        assert ["tournament", "Club-night"] in [line.split() for line in out.splitlines()]
+        assert run_ctl(capsys, "open", "Club-night")[0] == 0
+        code, out, _ = run_ctl(capsys, "register", "Club-night", "ann", "bob")
+        lines = out.splitlines()
+        assert code == 0 and lines[0].split() == ["player", "token"]
+        tokens = dict(line.split() for line in lines[2:])
+        assert sorted(tokens) == ["ann", "bob"] and len(set(tokens.values())) == 2
+
+        code, out, _ = run_ctl(capsys, "players", "Club-night", "--json")
+        players = json.loads(out)
+        assert code == 0 and players["state"] == "registering"
+        assert [
+            (p["player"], p["connected"], p["out"], p["stack"]) for p in players["players"]
+        ] == [
+            ("ann", False, "not_connected", 5000),
+            ("bob", False, "not_connected", 5000),
+        ]
+        code, out, _ = run_ctl(capsys, "standings", "Club-night")
+        assert out.splitlines()[0] == "Club-night: registering, 2 left, 0 hands"
+        code, out, _ = run_ctl(capsys, "list")
+        assert out.splitlines()[2].split() == [
+            "Club-night", "Club", "night", "registering", "2", "0", "40.00"
+        ]  # fmt: skip
+        code, out, _ = run_ctl(capsys, "show", "Club-night")
+        assert ["players", "2:", "ann,", "bob"] in [line.split() for line in out.splitlines()]
+
+        code, _, err = run_ctl(capsys, "register", "Club-night", "../etc")
+        assert code == 2 and err.startswith("mtt ctl register: ../etc: INVALID_ARGUMENT: a player")
+        huge = tmp_path / "huge.toml"  # valid TOML, over the server's 80 KiB message limit
+        huge.write_text(toml.read_text() + ("# " + "x" * 98 + "\n") * 1000)
+        code, _, err = run_ctl(capsys, "create", str(huge))
+        assert (
+            code == 2
+            and err.startswith("mtt ctl create: RESOURCE_EXHAUSTED")
+            and err.count("\n") == 1
+        )
+
+        monkeypatch.setenv("MTT_OPERATOR_TOKEN", tokens["ann"])
+        code, _, err = run_ctl(capsys, "players", "Club-night")
+        assert code == 2 and err.startswith("mtt ctl players: PERMISSION_DENIED: operators only")
+        monkeypatch.setenv("MTT_OPERATOR_TOKEN", OPERATOR)
+
+        code, out, _ = run_ctl(capsys, "cancel", "Club-night", "--reason", "rain", "--json")
+        assert code == 0 and json.loads(out)["state"] == "cancelled"
+        code, out, _ = run_ctl(capsys, "watch", "Club-night", "--json")
+        records = [json.loads(line) for line in out.splitlines()]
+        assert code == 0 and [r["seq"] for r in records] == list(range(1, len(records) + 1))
+        refunds = {(r["player"], r["amount"]) for r in records if r["type"] == "refund"}
+        assert refunds == {("ann", 2200), ("bob", 2200)}  # CRASH-1: fee and commission
+        code, _, err = run_ctl(capsys, "cancel", "Club-night", "--reason", "again")
+        assert code == 2 and "FAILED_PRECONDITION" in err and len(err.splitlines()) == 1
+
+
+def test_ctl_speaks_tls_with_the_servers_ca_only(
+    tmp_path: Path,
+    home: Path,
+    certificate: TlsFiles,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("MTT_OPERATOR_TOKEN", OPERATOR)
+    (tmp_path / "ca.pem").write_bytes(certificate.certificate)
+    with front_door(tmp_path, certificate) as target:
+        code, out, _ = run_ctl(
+            capsys, "list", "--json", "--target", target, "--tls-ca", str(tmp_path / "ca.pem")
+        )
+        assert code == 0 and json.loads(out) == {"tournaments": []}
+        code, _, err = run_ctl(capsys, "list", "--target", target)  # plain: no answer
+        assert code == 2 and f"the front door at {target} is unavailable" in err

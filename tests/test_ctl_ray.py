@@ -119,6 +119,7 @@ def test_ctl_drives_a_tournament_of_bots_from_create_to_finished_standings(
             started = (await ctl(env, "start", tournament, "--json")).json()
             assert started["state"] == "running" and sorted(started["players"]) == names
             (await ctl(env, "start", tournament)).refused("FAILED_PRECONDITION")
+            (await ctl(env, "resume", tournament)).refused("FAILED_PRECONDITION")  # not paused
             assert (await ctl(env, "pause", tournament, "--json")).json()["state"] == "paused"
             (await ctl(env, "pause", tournament)).refused("FAILED_PRECONDITION")
             assert (await ctl(env, "resume", tournament, "--json")).json()["state"] == "running"

@@ -66,7 +66,13 @@ def connection_settings(args: argparse.Namespace, environ: Mapping[str, str]) ->
     from orchestrator.frontdoor.errors import InvalidRequest
 
     file = _ctl_config(args.ctl_config, environ)
-    target = args.target or environ.get(TARGET_ENV, "").strip() or file.get("target")
+    given = (
+        ("--target", args.target),
+        (f"${TARGET_ENV}", environ.get(TARGET_ENV, "").strip()),
+        ("target in the ctl config", file.get("target")),
+    )
+    source, target = next(((s, t) for s, t in given if t), ("", DEFAULT_TARGET))
+    _check_target(target, source)
     if args.operator_credential_file is not None:
         credential = load_operator_credential(args.operator_credential_file, {})
     elif environ.get(OPERATOR_ENV, "").strip():
@@ -86,7 +92,16 @@ def connection_settings(args: argparse.Namespace, environ: Mapping[str, str]) ->
             tls_ca = Path(ca_file).read_bytes()
         except OSError as exc:
             raise InvalidRequest(f"cannot read the TLS CA {ca_file}: {exc.strerror}") from exc
-    return Connection(target or DEFAULT_TARGET, credential, tls_ca)
+    return Connection(target, credential, tls_ca)
+
+
+def _check_target(target: str, source: str) -> None:
+    """HOST:PORT with a port 1..65535 (grpc would wrap 99999 round to another port)."""
+    from orchestrator.frontdoor.errors import InvalidRequest
+
+    host, _, port = target.rpartition(":")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise InvalidRequest(f"the front door's address ({source}) is HOST:PORT, not {target!r}")
 
 
 def _ctl_config(flag: str | None, environ: Mapping[str, str]) -> dict[str, str]:
