@@ -125,9 +125,10 @@ class OperatorClient:
         exception is also a `grpc.Call` (grpc's own contract) with its code and details."""
         code: grpc.StatusCode = exc.code()
         details: str = exc.details() or ""
-        if code == grpc.StatusCode.UNAVAILABLE:
-            return NotAvailable(f"the front door at {self.target} is unavailable: {details}")
-        return from_status(code, details)
+        error = from_status(code, details)
+        if isinstance(error, NotAvailable):  # unreachable, or a part behind it down: say where
+            return NotAvailable(f"{error} (front door {self.target})")
+        return error
 
 
 def _ref(tournament_id: str) -> pb.TournamentRef:
