@@ -136,9 +136,15 @@ def test_a_bad_config_file_is_refused_naming_the_key(
         connection_settings(parsed("--ctl-config", str(path)), {"MTT_OPERATOR_TOKEN": "x" * 20})
 
 
-def test_a_named_config_file_must_exist(tmp_path: Path, home: Path) -> None:
+def test_a_named_config_file_must_exist_and_be_text(tmp_path: Path, home: Path) -> None:
     with pytest.raises(InvalidRequest, match="cannot read the ctl config"):
         connection_settings(parsed("--ctl-config", str(tmp_path / "nope.toml")), {})
+    (tmp_path / "binary.toml").write_bytes(b"\xff\xfe")
+    with pytest.raises(InvalidRequest, match="cannot read the ctl config"):
+        connection_settings(parsed("--ctl-config", str(tmp_path / "binary.toml")), {})
+    (tmp_path / "binary.txt").write_bytes(b"\xff\xfe" * 20)
+    with pytest.raises(InvalidRequest, match="cannot read the operator credential"):
+        connection_settings(parsed("--operator-credential-file", str(tmp_path / "binary.txt")), {})
 
 
 def test_no_credential_anywhere_says_where_to_put_one(home: Path) -> None:
@@ -200,6 +206,10 @@ def test_a_malformed_toml_is_refused_before_any_call(
     assert "unknown key max_per_tabel" in one_line_error(capsys)
     assert main(["ctl", "create", str(tmp_path / "missing.toml"), *target]) == 2
     assert "cannot read" in one_line_error(capsys)
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe[tournament]\n")
+    assert main(["ctl", "create", str(binary), *target]) == 2
+    assert f"cannot read {binary}" in one_line_error(capsys)
 
 
 # --- the status table, presence, event lines ----------------------------------------------

@@ -16,6 +16,9 @@ with `--json` one JSON document (`watch`: one JSON object per line, the events.j
 A refusal (a wrong credential, an unknown tournament, an illegal state change), an unreachable
 server or a bad file is the front door's error family or the package's, which
 `orchestrator.cli.main` prints as one line on stderr with exit 2.
+
+The front door's modules are imported inside the functions: `mtt` loads this module for every
+command, and the others need no gRPC (`orchestrator.cli.main.user_errors`).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.cli.args import print_figures
+from orchestrator.cli.args import non_negative_int, print_figures
 from orchestrator.competition.swiss.render import text_table
 from orchestrator.views.amounts import money
 
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
     from orchestrator._proto import frontdoor_pb2 as pb
     from orchestrator.frontdoor.client import OperatorClient
 
-__all__ = ["Connection", "connection_settings", "register"]
+__all__ = ["CtlSettings", "connection_settings", "register"]
 
 TARGET_ENV = "MTT_TARGET"
 TLS_CA_ENV = "MTT_TLS_CA"
@@ -53,13 +56,13 @@ Handler = Callable[[argparse.Namespace, "OperatorClient"], None]
 
 
 @dataclass(frozen=True, slots=True)
-class Connection:
+class CtlSettings:
     target: str
     credential: str
     tls_ca: bytes | None  # PEM: the server's CA, for TLS; None: plain
 
 
-def connection_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> Connection:
+def connection_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> CtlSettings:
     """The address, credential and TLS CA: flags, then the environment, then the ctl config
     file (the module docstring's table). InvalidRequest names what is missing or unreadable."""
     from orchestrator.frontdoor.auth import OPERATOR_ENV, load_operator_credential
@@ -92,7 +95,7 @@ def connection_settings(args: argparse.Namespace, environ: Mapping[str, str]) ->
             tls_ca = Path(ca_file).read_bytes()
         except OSError as exc:
             raise InvalidRequest(f"cannot read the TLS CA {ca_file}: {exc.strerror}") from exc
-    return Connection(target, credential, tls_ca)
+    return CtlSettings(target, credential, tls_ca)
 
 
 def _check_target(target: str, source: str) -> None:
@@ -105,8 +108,8 @@ def _check_target(target: str, source: str) -> None:
 
 
 def _ctl_config(flag: str | None, environ: Mapping[str, str]) -> dict[str, str]:
-    """The ctl config file's settings, its paths made relative to its folder; {} when none
-    was named and the default file does not exist."""
+    """The ctl config file's settings, its paths taken from its own folder; {} when none was
+    named and the default file does not exist."""
     from orchestrator.frontdoor.errors import InvalidRequest
 
     named = flag or environ.get(CTL_CONFIG_ENV, "").strip()
@@ -115,8 +118,8 @@ def _ctl_config(flag: str | None, environ: Mapping[str, str]) -> dict[str, str]:
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InvalidRequest(f"cannot read the ctl config {path}: {exc.strerror}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidRequest(f"cannot read the ctl config {path}: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise InvalidRequest(f"the ctl config {path} is not valid TOML: {exc}") from exc
     unknown = sorted(set(data) - set(CTL_CONFIG_KEYS))
@@ -161,32 +164,37 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     common.add_argument("--json", action="store_true", help="one JSON document")
     verbs = ctl.add_subparsers(dest="verb", required=True, metavar="VERB")
 
-    def verb(name: str, handler: Handler, help: str, *ids: str) -> argparse.ArgumentParser:
+    def verb(
+        name: str, handler: Handler, help: str, *, of_one: bool = True
+    ) -> argparse.ArgumentParser:
+        """A command; `of_one`: it names one tournament (`ID`)."""
         parser = verbs.add_parser(name, parents=[common], help=help, description=help)
-        for arg in ids:
-            parser.add_argument(arg, help="the tournament's id" if arg == "tournament" else None)
+        if of_one:
+            parser.add_argument("tournament", metavar="ID", help="the tournament's id")
         parser.set_defaults(handler=lambda args: _connected(args, handler))
         return parser
 
-    create = verb("create", _create, "create a tournament from its TOML config (announced)")
+    create = verb(
+        "create", _create, "create a tournament from its TOML config (announced)", of_one=False
+    )
     create.add_argument("config", type=Path, metavar="CONFIG.toml")
     create.add_argument("--id", default="", help="its id (default: from its name, unique)")
-    verb("list", _list, "every tournament of the front door")
-    verb("show", _show, "one tournament", "tournament")
-    verb("open", _open, "open registration (REG-1)", "tournament")
-    reg = verb("register", _register, "register players on their behalf (REG-1)", "tournament")
+    verb("list", _list, "every tournament of the front door", of_one=False)
+    verb("show", _show, "one tournament")
+    verb("open", _open, "open registration (REG-1)")
+    reg = verb("register", _register, "register players on their behalf (REG-1)")
     reg.add_argument("players", nargs="+", metavar="PLAYER")
-    verb("start", _start, "seat the registered players and deal (OUT-2)", "tournament")
-    verb("pause", _pause, "every table stops at its next boundary", "tournament")
-    verb("resume", _resume, "deal again, together (START-1)", "tournament")
-    cancel = verb(
-        "cancel", _cancel, "cancel: refunds (CRASH-1) or roll forward (CRASH-2)", "tournament"
-    )
+    verb("start", _start, "seat the registered players and deal (OUT-2)")
+    verb("pause", _pause, "every table stops at its next boundary")
+    verb("resume", _resume, "deal again, together (START-1)")
+    cancel = verb("cancel", _cancel, "cancel: refunds (CRASH-1) or roll forward (CRASH-2)")
     cancel.add_argument("--reason", required=True, help="why (logged)")
-    verb("standings", _standings, "stacks of those still in, then places and prizes", "tournament")
-    watch = verb("watch", _watch, "follow the events live until the end or Ctrl-C", "tournament")
-    watch.add_argument("--after", type=int, default=0, metavar="SEQ", help="from after SEQ")
-    verb("players", _players, "every player: connected, Out and why, table, stack", "tournament")
+    verb("standings", _standings, "stacks of those still in, then places and prizes")
+    watch = verb("watch", _watch, "follow the events live until the end or Ctrl-C")
+    watch.add_argument(
+        "--after", type=non_negative_int, default=0, metavar="SEQ", help="from after SEQ (0)"
+    )
+    verb("players", _players, "every player: connected, Out and why, table, stack")
 
 
 def _connected(args: argparse.Namespace, handler: Handler) -> int:
@@ -199,10 +207,14 @@ def _connected(args: argparse.Namespace, handler: Handler) -> int:
 
 
 def _create(args: argparse.Namespace, client: OperatorClient) -> None:
-    from orchestrator.core.config_toml import load_config
+    from orchestrator.core.config_toml import config_from_text
+    from orchestrator.errors import ConfigError
 
-    load_config(args.config)  # ConfigError names the file and the key, before any call
-    text = args.config.read_text(encoding="utf-8")
+    try:
+        text = args.config.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {args.config}: {exc}") from exc
+    config_from_text(text, source=str(args.config))  # names the file and the key, before a call
     _print_info(client.create(text, args.id), args)
 
 
