@@ -19,6 +19,8 @@ import pytest
 from conftest import free_port
 from test_frontdoor_tls import OPERATOR, certificate, server_on  # noqa: F401  (a fixture)
 
+from orchestrator._proto import frontdoor_pb2 as pb
+from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
 from orchestrator.cli.ctl import DEFAULT_TARGET, _event_line, connection_settings
 from orchestrator.cli.main import build_parser, main
 from orchestrator.frontdoor import errors
@@ -334,6 +336,9 @@ def test_registration_and_a_cancellation_in_registration_through_ctl(
         code, out, _ = run_ctl(capsys, "players", "Club-night", "--json")
         players = json.loads(out)
         assert code == 0 and players["state"] == "registering"
+        assert {tuple(sorted(p)) for p in players["players"]} == {
+            ("connected", "out", "place", "player", "prize", "stack", "table")  # no token, no card
+        }
         assert [
             (p["player"], p["connected"], p["out"], p["stack"]) for p in players["players"]
         ] == [
@@ -359,6 +364,19 @@ def test_registration_and_a_cancellation_in_registration_through_ctl(
             and err.startswith("mtt ctl create: RESOURCE_EXHAUSTED")
             and err.count("\n") == 1
         )
+
+        async def without_credential() -> grpc.StatusCode:
+            async with grpc.aio.insecure_channel(target) as channel:
+                call = pb_grpc.OperatorServiceStub(channel).ListPlayers(
+                    pb.TournamentRef(tournament_id="Club-night")
+                )
+                try:
+                    await call
+                except grpc.aio.AioRpcError as exc:
+                    return exc.code()
+                return grpc.StatusCode.OK
+
+        assert asyncio.run(without_credential()) == grpc.StatusCode.UNAUTHENTICATED
 
         monkeypatch.setenv("MTT_OPERATOR_TOKEN", tokens["ann"])
         code, _, err = run_ctl(capsys, "players", "Club-night")

@@ -269,8 +269,8 @@ def test_ctl_watch_follows_live_and_ends_on_ctrl_c(
         assert b"Traceback" not in await process.stderr.read()
         players = (await ctl(env, "players", tournament, "--json")).json()
         assert players["state"] == "running"
-        assert {(p["connected"], p["out"]) for p in players["players"]} == {
-            (False, "not_connected")  # OUT-2: never connected
+        assert {(p["connected"], p["out"], p["table"]) for p in players["players"]} == {
+            (False, "not_connected", 1)  # OUT-2: never connected, yet seated and dealt in
         }
         await ctl(env, "cancel", tournament, "--reason", "watched enough")
 
