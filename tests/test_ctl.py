@@ -9,6 +9,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -410,3 +413,30 @@ def test_ctl_speaks_tls_with_the_servers_ca_only(
         assert code == 0 and json.loads(out) == {"tournaments": []}
         code, _, err = run_ctl(capsys, "list", "--target", target)  # plain: no answer
         assert code == 2 and err.startswith("mtt ctl list: UNAVAILABLE: ")
+
+
+def test_a_watch_whose_reader_went_away_ends_quietly(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`mtt ctl watch ID | head -1`: the pipe closes before the events come; the watch ends
+    with exit 0 and no BrokenPipeError traceback."""
+    toml = tmp_path / "piped.toml"
+    toml.write_text(
+        '[tournament]\nname = "piped"\nbuy_in = 100\n'
+        '[levels]\nunit = "hands"\nlength = 10\nblinds = [[25, 50, 0]]\n'
+    )
+    monkeypatch.setenv("MTT_OPERATOR_TOKEN", OPERATOR)
+    with front_door(tmp_path) as target:
+        monkeypatch.setenv("MTT_TARGET", target)
+        for words in (["create", str(toml)], ["open", "piped"], ["register", "piped", "a", "b"]):
+            assert run_ctl(capsys, *words)[0] == 0
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        command = [sys.executable, "-m", "orchestrator.cli.main", "ctl", "watch", "piped"]
+        with subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        ) as watch:
+            assert watch.stdout is not None and watch.stderr is not None
+            watch.stdout.close()  # the reader is gone before anything was written
+            assert run_ctl(capsys, "cancel", "piped", "--reason", "piped")[0] == 0  # refunds
+            assert watch.wait(timeout=60) == 0
+            assert b"Traceback" not in watch.stderr.read()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -202,7 +203,11 @@ def _connected(args: argparse.Namespace, handler: Handler) -> int:
 
     settings = connection_settings(args, os.environ)
     with OperatorClient(settings.target, settings.credential, tls_ca=settings.tls_ca) as client:
-        handler(args, client)
+        try:
+            handler(args, client)
+        except BrokenPipeError:  # the reader went away (`mtt ctl watch ID | head`): done
+            # Python's advice: stdout to /dev/null, so the flush at exit does not fail too.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
