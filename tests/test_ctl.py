@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -192,6 +193,24 @@ def test_an_unreachable_server_is_one_line_and_exit_2(
         line = one_line_error(capsys)
         assert line.startswith(f"mtt ctl {verb[0]}: UNAVAILABLE: failed to connect")
         assert line.endswith(f"(front door {target})")
+
+
+def test_a_server_that_never_answers_is_a_deadline_in_one_line(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A socket that takes the connection and says nothing (a hung process, a wrong port):
+    `--timeout` seconds, then one line saying what was asked may still happen."""
+    monkeypatch.setenv("MTT_OPERATOR_TOKEN", ENV_CREDENTIAL)
+    with socket.socket() as mute:
+        mute.bind(("127.0.0.1", 0))
+        mute.listen()
+        target = f"127.0.0.1:{mute.getsockname()[1]}"
+        assert main(["ctl", "start", "t1", "--target", target, "--timeout", "0.5"]) == 2
+    line = one_line_error(capsys)
+    assert line == (
+        f"mtt ctl start: DEADLINE_EXCEEDED: no answer from the front door at {target} within "
+        "0.5 s (what was asked may still happen)"
+    )
 
 
 def test_a_malformed_toml_is_refused_before_any_call(

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.cli.args import non_negative_int, print_figures
+from orchestrator.cli.args import non_negative_int, positive_float, print_figures
 from orchestrator.competition.swiss.render import text_table
 from orchestrator.views.amounts import money
 
@@ -49,6 +49,8 @@ CTL_CONFIG_ENV = "MTT_CTL_CONFIG"
 DEFAULT_CTL_CONFIG = "~/.config/mtt/ctl.toml"
 DEFAULT_TARGET = "127.0.0.1:50051"  # `mtt serve`'s default
 CTL_CONFIG_KEYS = ("target", "operator_credential_file", "tls_ca")
+# A call's deadline: a start waits for Ray to start every table (DESIGN.md: 100 take ~30 s).
+DEFAULT_TIMEOUT_SECONDS = 120.0
 
 Handler = Callable[[argparse.Namespace, "OperatorClient"], None]
 
@@ -162,6 +164,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     common.add_argument("--tls-ca", metavar="FILE", help="PEM CA of a TLS front door")
     common.add_argument("--ctl-config", metavar="FILE", help="the ctl config file (TOML)")
+    common.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=DEFAULT_TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help="wait this long for an answer (%(default)g; not for watch)",
+    )
     common.add_argument("--json", action="store_true", help="one JSON document")
     verbs = ctl.add_subparsers(dest="verb", required=True, metavar="VERB")
 
@@ -202,7 +211,9 @@ def _connected(args: argparse.Namespace, handler: Handler) -> int:
     from orchestrator.frontdoor.client import OperatorClient
 
     settings = connection_settings(args, os.environ)
-    with OperatorClient(settings.target, settings.credential, tls_ca=settings.tls_ca) as client:
+    with OperatorClient(
+        settings.target, settings.credential, tls_ca=settings.tls_ca, timeout=args.timeout
+    ) as client:
         try:
             handler(args, client)
         except BrokenPipeError:  # the reader went away (`mtt ctl watch ID | head`): done

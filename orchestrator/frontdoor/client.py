@@ -19,21 +19,21 @@ from orchestrator.frontdoor.errors import FrontDoorError, NotAvailable, from_sta
 
 __all__ = ["OperatorClient"]
 
-DEFAULT_TIMEOUT_SECONDS = 30.0  # a unary call; a start waits for Ray to place the tables
-
 Reply = TypeVar("Reply")
 
 
 class OperatorClient:
-    """The operators' API at `target` (HOST:PORT); TLS when given the server's CA (PEM)."""
+    """The operators' API at `target` (HOST:PORT); TLS when given the server's CA (PEM).
+    `timeout`: seconds a unary call waits for its answer (a start waits for Ray to start
+    every table); the event stream has none."""
 
     def __init__(
         self,
         target: str,
         credential: str,
         *,
+        timeout: float,
         tls_ca: bytes | None = None,
-        timeout: float = DEFAULT_TIMEOUT_SECONDS,
     ) -> None:
         self.target = target
         if tls_ca is None:
@@ -125,6 +125,11 @@ class OperatorClient:
         exception is also a `grpc.Call` (grpc's own contract) with its code and details."""
         code: grpc.StatusCode = exc.code()
         details: str = exc.details() or ""
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return FrontDoorError(
+                f"DEADLINE_EXCEEDED: no answer from the front door at {self.target} within "
+                f"{self._timeout:g} s (what was asked may still happen)"
+            )
         error = from_status(code, details)
         if isinstance(error, NotAvailable):  # unreachable, or a part behind it down: say where
             return NotAvailable(f"{error} (front door {self.target})")
