@@ -7,6 +7,7 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from html import escape
 
+from orchestrator.views.amounts import money
 from orchestrator.views.report.charts import Chart
 from orchestrator.views.report.figures import PlayerFairness, RunFigures
 
@@ -34,17 +35,6 @@ th { background: #f9fafb; }
 .warn { color: #b91c1c; font-weight: bold; }
 details { margin: 8px 0; }
 """
-
-
-def money(cents: int) -> str:
-    """Cents as an amount.
-
-    >>> money(123456), money(5), money(-250)
-    ('1,234.56', '0.05', '-2.50')
-    """
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    return f"{sign}{whole:,}.{part:02d}"
 
 
 def _duration(seconds: float) -> str:
