@@ -69,7 +69,7 @@ class Play:
 
     @property
     def prize_pool(self) -> int:
-        return self.entries * self.config.buy_in
+        return self.entries * self.config.prize_buy_in
 
     def prizes(self) -> list[int]:
         """Prize by place (index 0 is first), from the configured or the default table."""
@@ -263,8 +263,9 @@ def open_registration(
     `players` pays his entry."""
     rules = RegistrationRules(
         tournament=tournament_id,
-        buy_in=config.buy_in,
+        buy_in=config.prize_buy_in,
         fee=config.fee,
+        bounty=config.bounty,
         late_registration_levels=config.late_registration_levels,
         reentries=config.reentries,
         max_entries=config.max_entries,

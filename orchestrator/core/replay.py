@@ -28,8 +28,9 @@ from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import Event, HandVoided
 from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Tournament
+from orchestrator.core.typed_json import from_json
 from orchestrator.errors import RecoveryError
-from table_worker.protocol import HandPlayer, HandReport, HandTiming
+from table_worker.protocol import HandPlayer, HandPot, HandReport, HandTiming
 
 __all__ = ["SHELL_EVENTS", "STEP_EVENTS", "load_snapshot", "rebuild", "snapshot", "step_rng"]
 
@@ -123,6 +124,7 @@ def _hand_finished(t: Tournament, record: dict[str, Any], rng: random.Random) ->
             deck_wait_seconds=record.get("deck_wait_seconds", 0.0),
             fouled_decks=record.get("fouled_decks", 0),
         ),
+        pots=from_json(record.get("pots", []), tuple[HandPot, ...], "hand_finished.pots"),
     )
     return t.apply_hand(report, now=record["ts"], rng=rng).events
 

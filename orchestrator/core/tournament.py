@@ -21,6 +21,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from orchestrator.core.bounties import Bounties
 from orchestrator.core.clock import LevelClock
 from orchestrator.core.config import BlindLevel, TournamentConfig
 from orchestrator.core.directives import Directive, OpenTable, StartSideEvent, Step
@@ -110,13 +111,14 @@ class Tournament(TournamentQueries):
         play.clock.hold(at=now)  # START-1: the level starts when play does
         rebuys = Rebuys(config.rebuy) if config.rebuy is not None else None
         hand_for_hand = HandForHand(config, seating) if config.hand_for_hand else None
+        ko = config.knockout and Bounties.of(config.knockout, config.max_per_table, rng)
         tournament = cls(
             config=config,
             tournament_id=tournament_id,
             started_at=now,
             play=play,
             seating=seating,
-            structures=tuple(s for s in (seating, rebuys, hand_for_hand, late) if s is not None),
+            structures=tuple(s for s in (seating, rebuys, hand_for_hand, late, ko) if s),
             rebuys=rebuys,
             late=late,
         )
@@ -131,6 +133,7 @@ class Tournament(TournamentQueries):
                 policy=config.policy,
                 starting_stack=config.starting_stack,
             ),
+            *(ko.committed() if ko else ()),  # KO-4: the mystery order's commitment
             LevelStarted(level=1, **_level_fields(blind_level(config, 1))),
             *seating.opening(play, rng),
         ]
@@ -315,6 +318,7 @@ class Tournament(TournamentQueries):
                 button=button,
                 players=report.players,
                 **report.timing.fields(),
+                pots=report.pots,
             )
         ]
         self.hands += 1
@@ -353,6 +357,8 @@ class Tournament(TournamentQueries):
             events += play.place(busts.out, button=button, table=table, hand=hand)
         for p in removed:
             events += play.disqualified(p, button=button, table=table, hand=hand)
+        for structure in self.structures:  # KO-1..KO-5: the bounties on them
+            events += structure.knocked_out(play, report, busts.out + busts.back, removed)
         for p in report.players:  # SAN-2 penalties count down the hands sat out
             if p.seat in issued.sitting_out:
                 play.discipline.sat_out(p.player)
