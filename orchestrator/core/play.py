@@ -32,6 +32,7 @@ from orchestrator.core.events import (
     TableOpened,
 )
 from orchestrator.core.ledger import Ledger
+from orchestrator.core.ledger_records import Reason
 from orchestrator.core.pace import Pace
 from orchestrator.core.payouts import prize_table
 from orchestrator.core.places import Busted, button_distances, place_eliminated
@@ -145,6 +146,10 @@ class Play:
         prizes = self.prizes()
         ordered = sorted(self.places.items(), key=lambda item: item[1])
         ledger = self.registration.ledger
+        bounties: dict[str, int] = {}  # KO-5: the bounty cash each player received
+        for posting in ledger.postings:
+            if posting.reason in (Reason.BOUNTY_WON, Reason.BOUNTY_RETURNED):
+                bounties[posting.player] = bounties.get(posting.player, 0) + posting.amount
         return {
             "tournament": tournament,
             "players": self.entries,
@@ -153,12 +158,14 @@ class Play:
             "seconds": 0.0,
             "places": [
                 {"place": place, "player": player, "prize": _prize(prizes, place)}
+                | ({"bounties": bounties.get(player, 0)} if self.config.knockout else {})
                 for player, place in ordered
             ],
             "ledger": {
                 "entries": self.entries,
                 "prize_pool_left": ledger.pool,
                 "commission": ledger.operator,
+                "bounties_left": ledger.bounties,
                 "postings": len(ledger.postings),
             },
         }

@@ -193,6 +193,8 @@ _FIELDS: dict[str, dict[str, Kind]] = {
     "prize_awarded": {"player": str, "place": int, "amount": int},
     "player_registered": {"player": str, "buy_in": int, "fee": int},
     "ledger_posted": {"source": str, "target": str, "amount": int},
+    "bounty_won": {"player": str, "eliminated": str, "cash": int},
+    "bounty_returned": {"player": str, "amount": int},
     "side_event_started": {"event": int},
     "roll_forward_paid": {"player": str, "chips": int, "equal_share": int, "chip_share": int},
     "refund": {"player": str, "amount": int},
@@ -599,6 +601,26 @@ def _money(
                 f"at {balance['operator']} ({fees} expected), net {sum(balance.values())}",
             )
         )
+    return v + _bounty_money(log, balance["bounties"])
+
+
+def _bounty_money(log: Sequence[EventRecord], left: int) -> list[Violation]:
+    """KO-5: the bounty money paid in leaves the `bounties` account to the cent, and every cent
+    paid out is a `bounty_won` or `bounty_returned` (refunded entries aside)."""
+    v: list[Violation] = []
+    if left:
+        v.append(Violation("KO-5", "events.jsonl", f"the bounties still hold {left} cents"))
+    paid = sum(e["cash"] for e in log if e["type"] == "bounty_won")
+    paid += sum(e["amount"] for e in log if e["type"] == "bounty_returned")
+    posted = sum(
+        e["amount"]
+        for e in log
+        if e["type"] == "ledger_posted" and e.get("reason") in ("bounty_won", "bounty_returned")
+    )
+    if paid != posted:
+        v.append(
+            Violation("KO-5", "events.jsonl", f"bounties of {paid} cents, postings of {posted}")
+        )
     return v
 
 
@@ -822,6 +844,21 @@ def audit_results(log: Sequence[EventRecord], results: dict[str, Any]) -> list[V
                         "ELIM-1", _at(e), f"prize for place {e['place']}, not {e['player']}'s"
                     )
                 )
+    bounties: Counter[str] = Counter()  # KO-5: every bounty cent each player received
+    for e in log:
+        if e.get("type") == "bounty_won":
+            bounties[e["player"]] += e["cash"]
+        if e.get("type") == "bounty_returned":
+            bounties[e["player"]] += e["amount"]
+    for r in rows:
+        if "bounties" in r and r["bounties"] != bounties[r["player"]]:
+            v.append(
+                Violation(
+                    "KO-5",
+                    f"results.json place {r['place']}",
+                    f"bounties {r['bounties']}, the log pays {bounties[r['player']]}",
+                )
+            )
     by_log = sorted((place, player) for player, place in places.items())
     by_results = sorted((r["place"], r["player"]) for r in rows)
     if by_log != by_results:
