@@ -21,6 +21,9 @@ from orchestrator.core.bounties import eliminators_pot, mystery_commitment, spli
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.config_toml import load_config, parse_config
 from orchestrator.core.events import Event
+from orchestrator.core.ledger import Ledger
+from orchestrator.core.rankings import Rankings
+from orchestrator.core.registration import Registration, RegistrationRules
 from orchestrator.core.replay import rebuild
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import ConfigError, ReportError
@@ -444,3 +447,22 @@ def test_the_1000_player_progressive_knockout_example_loads() -> None:
     cfg = load_config(EXAMPLES / "pko-1000.toml")
     assert cfg.knockout is not None and cfg.knockout.kind == "progressive"
     assert cfg.prize_buy_in == cfg.bounty == 5000
+
+
+def test_ko5_reg2_and_crash1_give_the_bounty_part_back_with_the_entry() -> None:
+    rules = RegistrationRules(tournament="t", buy_in=600, bounty=400, fee=100, cancellation_bp=0)
+    registration = Registration(rules, Ledger(), Rankings())
+    for player in ("ann", "bob", "cy"):
+        registration.ledger.open_account(player, 1100, now=0.0)
+        registration.rankings.add_player(player)
+    registration.open(now=0.0)
+    for player in ("ann", "bob", "cy"):
+        registration.register(player, now=1.0)
+    ledger = registration.ledger
+    assert (ledger.pool, ledger.bounties, ledger.operator) == (1800, 1200, 300)
+    registration.unregister("ann", now=2.0)  # REG-2
+    assert ledger.balance_of("ann") == 1100 and ledger.bounties == 800
+    registration.cancel("no venue", now=3.0)  # CRASH-1
+    assert ledger.balance_of("bob") == ledger.balance_of("cy") == 1100
+    assert ledger.pool == ledger.bounties == ledger.operator == 0
+    ledger.check()

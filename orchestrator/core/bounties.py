@@ -109,11 +109,11 @@ class Bounties(Structure):
     drawn: int = 0  # KO-4: how many of `order` are drawn
 
     @classmethod
-    def of(cls, config_rules: BountyRules, seats_per_table: int, rng: random.Random) -> Bounties:
+    def of(cls, rules: BountyRules, seats_per_table: int, rng: random.Random) -> Bounties:
         """The start. KO-4: the amounts' order and its salt, drawn from the tournament's RNG."""
-        bounties = cls(config_rules, seats_per_table)
-        if config_rules.kind == "mystery":
-            order = list(config_rules.mystery)
+        bounties = cls(rules, seats_per_table)
+        if rules.kind == "mystery":
+            order = list(rules.mystery)
             rng.shuffle(order)
             bounties.order, bounties.salt = tuple(order), rng.randbytes(SALT_BYTES)
         return bounties
@@ -145,6 +145,7 @@ class Bounties(Structure):
         events: list[Event] = []
         in_before = play.active_players + len(removed)
         in_before += sum(1 for who in out if who.player not in play.stacks)
+        names = {p.seat: p.player for p in report.players}
         for who in out:
             pot = eliminators_pot(who.seat, report.pots)
             if pot is None:
@@ -155,7 +156,6 @@ class Bounties(Structure):
             amount = self._won_on(who.player, in_before, play)
             if not amount:  # KO-4: before the stage
                 continue
-            names = {p.seat: p.player for p in report.players}
             shares = split_by_pot(
                 amount, pot, button=report.button, seats_per_table=self.seats_per_table
             )

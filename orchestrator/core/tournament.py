@@ -9,10 +9,10 @@ refused one raises before it changes anything. The same config, seed and steps g
 decisions, so the log replays to the same tournament (`core.replay`). Tables play in step
 (START-1, START-2, HALT-1: `core.pace`).
 
-The structures (the seating, rebuys, hand-for-hand, late entry) keep their own state behind
-one protocol (`core.structures`), which `apply_hand` calls in numbered steps; what they share
-is the `Play` (`core.play`). The caller brings the money: `start` opens every player's account
-with the deposit it is given (the bots' come from `shell.simulation`).
+The structures (the seating, rebuys, hand-for-hand, late entry, bounties) keep their own
+state behind one protocol (`core.structures`), which `apply_hand` calls in numbered steps;
+what they share is the `Play` (`core.play`). The caller brings the money: `start` opens every
+player's account with the deposit it is given (the bots' come from `shell.simulation`).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ class Tournament(TournamentQueries):
         play.clock.hold(at=now)  # START-1: the level starts when play does
         rebuys = Rebuys(config.rebuy) if config.rebuy is not None else None
         hand_for_hand = HandForHand(config, seating) if config.hand_for_hand else None
-        ko = config.knockout and Bounties.of(config.knockout, config.max_per_table, rng)
+        ko = Bounties.of(config.knockout, config.max_per_table, rng) if config.knockout else None
         tournament = cls(
             config=config,
             tournament_id=tournament_id,
