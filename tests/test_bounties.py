@@ -27,7 +27,7 @@ from orchestrator.core.registration import Registration, RegistrationRules
 from orchestrator.core.replay import rebuild
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import ConfigError, ReportError
-from orchestrator.views.audit import audit_results
+from orchestrator.views.audit import audit_events, audit_results
 from table_worker.engine import Hand, HandSetup
 from table_worker.protocol import HandPlayer, HandPot, HandReport, NextHand
 
@@ -466,3 +466,15 @@ def test_ko5_reg2_and_crash1_give_the_bounty_part_back_with_the_entry() -> None:
     assert ledger.balance_of("bob") == ledger.balance_of("cy") == 1100
     assert ledger.pool == ledger.bounties == ledger.operator == 0
     ledger.check()
+
+
+def test_ko3_ko5_the_audit_names_a_bounty_paid_to_the_wrong_player_or_amount() -> None:
+    cfg = load_config(EXAMPLES / "pko-18.toml")
+    _, log = run(cfg, 5)
+    assert not audit_events(log)
+    first = next(k for k, e in enumerate(log) if e["type"] == "bounty_won")
+    eliminated = log[first]["eliminated"]
+    wrong = [{**e, "player": eliminated} if k == first else e for k, e in enumerate(log)]
+    assert {x.rule for x in audit_events(wrong)} == {"KO-3"}
+    more = [{**e, "cash": e["cash"] + 1} if k == first else e for k, e in enumerate(log)]
+    assert {x.rule for x in audit_events(more)} == {"KO-5"}

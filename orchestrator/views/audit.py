@@ -25,13 +25,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from orchestrator.core.bounties import eliminators_pot
 from orchestrator.core.events import EventRecord
 from orchestrator.core.replay import SHELL_EVENTS, STEP_EVENTS
-from orchestrator.errors import UnreadableRun
+from orchestrator.core.typed_json import from_json
+from orchestrator.errors import RecordError, UnreadableRun
 from rng_service.commit import verify_commitment
 from table_worker.cards import cards_text, parse_cards, validate_deck
 from table_worker.errors import InvalidDeck
 from table_worker.oracle import replay_phhs
+from table_worker.protocol import HandPot
 
 __all__ = [
     "AuditReport",
@@ -621,6 +624,33 @@ def _bounty_money(log: Sequence[EventRecord], left: int) -> list[Violation]:
         v.append(
             Violation("KO-5", "events.jsonl", f"bounties of {paid} cents, postings of {posted}")
         )
+    return v + _eliminators(log)
+
+
+def _eliminators(log: Sequence[EventRecord]) -> list[Violation]:
+    """KO-3: whoever a `bounty_won` names won chips of the smallest pot (fewest players
+    eligible) the eliminated player was in, in the hand that caused it."""
+    v: list[Violation] = []
+    hands = {e["seq"]: e for e in log if e["type"] == "hand_finished"}
+    for e in log:
+        hand = hands.get(e.get("cause", 0))
+        if e["type"] != "bounty_won" or hand is None:
+            continue
+        seats = {p["player"]: p["seat"] for p in hand["players"]}
+        try:
+            pots = from_json(hand.get("pots", []), tuple[HandPot, ...], _at(hand))
+        except RecordError as exc:
+            v.append(Violation("KO-3", _at(hand), str(exc)))
+            continue
+        smallest = eliminators_pot(seats.get(e["eliminated"], -1), pots)
+        if smallest is None or seats.get(e["player"]) not in dict(smallest.winners):
+            v.append(
+                Violation(
+                    "KO-3",
+                    _at(e),
+                    f"{e['player']} won no share of the smallest pot {e['eliminated']} was in",
+                )
+            )
     return v
 
 
