@@ -25,6 +25,7 @@ from orchestrator.core.ledger import Ledger
 from orchestrator.core.rankings import Rankings
 from orchestrator.core.registration import Registration, RegistrationRules
 from orchestrator.core.replay import rebuild
+from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import ConfigError, ReportError
 from orchestrator.views.audit import audit_events, audit_results
@@ -362,7 +363,7 @@ def money_balances(tournament: Tournament, cfg: TournamentConfig) -> None:
     assert ledger.pool == ledger.bounties == 0
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
     kind=st.sampled_from(["knockout", "progressive"]),
@@ -393,7 +394,7 @@ def test_ko5_money_balances_to_the_cent_in_any_knockout(
         assert paid == players * bounty
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), players=st.integers(3, 12))
 def test_ko4_mystery_money_balances_and_every_draw_follows_the_revealed_order(
     seed: int, players: int
@@ -478,3 +479,17 @@ def test_ko3_ko5_the_audit_names_a_bounty_paid_to_the_wrong_player_or_amount() -
     assert {x.rule for x in audit_events(wrong)} == {"KO-3"}
     more = [{**e, "cash": e["cash"] + 1} if k == first else e for k, e in enumerate(log)]
     assert {x.rule for x in audit_events(more)} == {"KO-5"}
+
+
+def test_ko5_a_disqualified_player_gets_back_the_bounty_nobody_won() -> None:
+    table = Table(ko("progressive"))
+    two_short_stacks(table)
+    both_short_stacks_bust(table)  # p3 now holds 750
+    for n in range(3):  # SAN-1: the third warning disqualifies at his next boundary
+        table.tournament.sanction(
+            SanctionKind.WARNING, "p3", judge="floor", reason=f"chat {n}", now=3.0
+        )
+    events = table.hand({}, [])  # nobody's stack changed; p0 is left alone and wins
+    assert won(events) == [] and table.tournament.finished
+    assert returned(events) == {"p3": 750, "p0": 750}  # p0's own, as the winner (KO-2)
+    assert table.ledger.bounties == 0
