@@ -5,6 +5,7 @@ hands written by hand and from whole tournaments of engine hands. No Ray here.""
 from __future__ import annotations
 
 import json
+import pickle
 import random
 from collections import Counter
 from pathlib import Path
@@ -183,8 +184,12 @@ def test_ko3_the_engine_reports_every_pot_its_players_and_its_winners() -> None:
 
 def test_ko3_a_bust_without_a_pot_he_was_in_is_refused() -> None:
     table = Table(ko("knockout"))
-    with pytest.raises(ReportError, match=r"KO-3: hand 1 .* busted p1"):
+    before = pickle.dumps(table.tournament)
+    with pytest.raises(ReportError, match=r"KO-3: table 1 hand 1 busted p1, but reports no pot"):
         table.hand({"p0": 2000, "p1": 0}, [])
+    with pytest.raises(ReportError, match="a pot of 2000 is not shared among its players"):
+        table.hand({"p0": 2000, "p1": 0}, [(2000, ["p0", "p1"], [("p0", 1999)])])
+    assert pickle.dumps(table.tournament) == before  # refused before anything changed
 
 
 # --- KO-1, KO-2: what an elimination pays -----------------------------------------------------

@@ -148,11 +148,7 @@ class Bounties(Structure):
         names = {p.seat: p.player for p in report.players}
         for who in out:
             pot = eliminators_pot(who.seat, report.pots)
-            if pot is None:
-                raise ReportError(
-                    f"KO-3: hand {report.hand} at table {report.table} busted {who.player}, "
-                    "but reports no pot he was in"
-                )
+            assert pot is not None, "the table's report was verified to hold it (KO-3)"
             amount = self._won_on(who.player, in_before, play)
             if not amount:  # KO-4: before the stage
                 continue

@@ -308,7 +308,7 @@ class Tournament(TournamentQueries):
             return self._step([TablePolled(table=report.table)], self._close(report.table))
         if report.hand == state.last_hand and state.last_directive is not None:
             return self._step([], state.last_directive)
-        issued = state.verify_report(report)
+        issued = state.verify_report(report, pots=self.config.knockout is not None)
         play, table, button, hand = self.play, report.table, report.button, report.hand
         # STEP 1: record the hand and the stacks it ended with.
         events: list[Event] = [
