@@ -30,6 +30,8 @@ from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import ConfigError, ReportError
 from orchestrator.views.audit import audit_events, audit_results
+from orchestrator.views.report.figures import run_figures
+from orchestrator.views.report.page import money, render_page
 from table_worker.engine import Hand, HandSetup
 from table_worker.protocol import HandPlayer, HandPot, HandReport, NextHand
 
@@ -508,3 +510,15 @@ def test_ko5_a_disqualified_player_gets_back_the_bounty_nobody_won() -> None:
     assert won(events) == [] and table.tournament.finished
     assert returned(events) == {"p3": 750, "p0": 750}  # p0's own, as the winner (KO-2)
     assert table.ledger.bounties == 0
+
+
+def test_ko5_the_report_shows_each_players_bounties_beside_his_prize() -> None:
+    cfg = load_config(EXAMPLES / "pko-18.toml")
+    tournament, log = run(cfg, 18)
+    results = json.loads(json.dumps(tournament.results(seconds=1.0)))
+    page = render_page(run_figures(log, [], results), [])
+    assert "<h2>Places and prizes and bounties</h2>" in page
+    assert "<th>bounties</th>" in page
+    winner = results["places"][0]
+    row = f"<td>1</td><td>{winner['player']}</td><td>{money(winner['prize'])}</td>"
+    assert f"{row}<td>{money(winner['bounties'])}</td>" in page
