@@ -14,7 +14,11 @@ from typing import ClassVar
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.event_base import Event, EventRecord
 from orchestrator.core.money_events import (
+    BountyReturned,
+    BountyWon,
     LedgerPosted,
+    MysteryBountiesCommitted,
+    MysteryBountiesRevealed,
     PenaltyGiven,
     PlayerDisqualified,
     PlayerRegistered,
@@ -28,10 +32,12 @@ from orchestrator.core.money_events import (
     TournamentCancelled,
     WarningIssued,
 )
-from table_worker.protocol import HandPlayer, HandTiming
+from table_worker.protocol import HandPlayer, HandPot, HandTiming
 
 __all__ = [
     "Addon",
+    "BountyReturned",
+    "BountyWon",
     "BreakStarted",
     "ButtonAssigned",
     "ChipsRemoved",
@@ -44,6 +50,8 @@ __all__ = [
     "HandVoided",
     "LedgerPosted",
     "LevelStarted",
+    "MysteryBountiesCommitted",
+    "MysteryBountiesRevealed",
     "NodeLost",
     "PenaltyGiven",
     "PhaseStarted",
@@ -147,6 +155,7 @@ class BreakStarted(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HandFinished(Event):
     EVENT_TYPE: ClassVar[str] = "hand_finished"
+    VERSION: ClassVar[int] = 2  # 2 added `pots`
     table: int
     hand: int
     button: int
@@ -155,6 +164,9 @@ class HandFinished(Event):
     seconds: float = 0.0
     deck_wait_seconds: float = 0.0
     fouled_decks: int = 0
+    # The report's pots: a bounty's eliminator is decided from them (KO-3), so a replay needs
+    # them. A record without them (written before) reads as none.
+    pots: tuple[HandPot, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -221,7 +221,7 @@ def _hand_finished(t: Tournament, e: HandFinished, ts: float, rng: random.Random
         seconds=e.seconds, deck_wait_seconds=e.deck_wait_seconds, fouled_decks=e.fouled_decks
     )
     report = HandReport(
-        table=e.table, hand=e.hand, button=e.button, players=e.players, timing=timing
+        table=e.table, hand=e.hand, button=e.button, players=e.players, timing=timing, pots=e.pots
     )
     return t.apply_hand(report, now=ts, rng=rng).events
 

@@ -109,8 +109,9 @@ class Entry:
 def _rules(config: TournamentConfig, tournament_id: str) -> RegistrationRules:
     return RegistrationRules(
         tournament=tournament_id,
-        buy_in=config.buy_in,
+        buy_in=config.prize_buy_in,
         fee=config.fee,
+        bounty=config.bounty,
         late_registration_levels=0,  # registration through the front door closes at the start
         reentries=0,
         max_entries=config.max_entries,

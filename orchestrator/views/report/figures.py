@@ -138,6 +138,7 @@ def run_figures(
         _big_blinds(figures, hands, logged)
         figures.places = [
             {"place": p["place"], "player": p["player"], "prize": p.get("prize", 0)}
+            | ({"bounties": p["bounties"]} if "bounties" in p else {})  # KO-5: a knockout's
             for p in results.get("places", [])
         ]
         figures.prize_pool = int(results.get("prize_pool", figures.prize_pool))

@@ -136,13 +136,24 @@ def _card(value: str, label: str) -> str:
 
 
 def _places(figures: RunFigures) -> str:
-    rows = [(p["place"], p["player"], money(p["prize"])) for p in figures.places]
-    paid = [row for row, p in zip(rows, figures.places, strict=True) if p["prize"] > 0]
+    """Places and prizes; in a knockout also the bounties each player received (KO-5), and
+    a player paid a bounty but no prize is among those paid."""
+    knockout = any("bounties" in p for p in figures.places)
+    head = ("place", "player", "prize", *(("bounties",) if knockout else ()))
+    rows = [
+        (p["place"], p["player"], money(p["prize"]), *((money(p["bounties"]),) if knockout else ()))
+        for p in figures.places
+    ]
+    paid = [
+        row
+        for row, p in zip(rows, figures.places, strict=True)
+        if p["prize"] > 0 or p.get("bounties", 0) > 0
+    ]
     return (
-        "<h2>Places and prizes</h2>"
-        + _table(("place", "player", "prize"), paid)
+        f"<h2>Places and {'prizes and bounties' if knockout else 'prizes'}</h2>"
+        + _table(head, paid)
         + f"<details><summary>Every place ({len(rows)})</summary>"
-        + _table(("place", "player", "prize"), rows)
+        + _table(head, rows)
         + "</details>"
     )
 
