@@ -58,6 +58,7 @@ RUNS: list[tuple[int, int, dict[str, Any]]] = [
     (23, 1, {"max_per_table": 6, "commands": {6: "pause", 12: "resume", 20: "cancel"}}),
     (30, 2, {"max_per_table": 7, "policy": "threshold"}),
     (27, 7, {"max_per_table": 8, "policy": "tda"}),
+    (14, 3, {"max_per_table": 6, "knockout": {"kind": "progressive", "bounty": 40}}),
     (20, 3, {"max_per_table": 5, "hand_for_hand": 8}),
     (
         14,
@@ -88,7 +89,9 @@ RUNS: list[tuple[int, int, dict[str, Any]]] = [
 STATE_CLASSES = {
     "tournament.Tournament", "play.Play", "tables.TableState", "clock.LevelClock",
     "freezeout.FreezeOut", "floor.TableFloor", "seating.SeatMap", "seating.TableIndex",
-    "equilibrium.Equilibrium", "balancing.Threshold", "tda.Tda", "pace.Pace", "shootout.ShootOut",
+    "equilibrium.Equilibrium", "balancing.Threshold", "tda.Tda", "pace.Pace",
+    "bounties.Bounties", "config.BountyRules",
+    "shootout.ShootOut",
     "shootout.PhaseSeating", "rebuys.Rebuys", "late.LateEntry", "hand_for_hand.HandForHand",
     "discipline.Discipline", "sanctions.SanctionBook", "sanctions.Sanction",
     "registration.Registration", "registration._Book", "registration.Registrant",
