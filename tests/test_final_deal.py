@@ -14,6 +14,7 @@ from tournament_checks import check_log, funds, quiet
 
 from orchestrator.core.config_toml import parse_config
 from orchestrator.core.deals import DealKind
+from orchestrator.core.replay import load_snapshot, snapshot
 from orchestrator.core.tournament import Step, Tournament
 from orchestrator.errors import DealError
 from table_worker.protocol import TableDirective
@@ -181,3 +182,16 @@ def test_deal3_any_accepted_deal_balances_the_books_to_the_cent(
     ledger.check()
     if left == 0:
         check_log(_config(6), log)
+
+
+def test_deal1_a_deal_waiting_for_answers_survives_a_snapshot() -> None:
+    tournament, log, directives, _ = _at_the_final_table()
+    _pause_at_boundary(tournament, log, directives)
+    proposed = _take(log, tournament.propose_deal("icm", left=300, now=2.0)).events[0].fields()
+    _take(log, tournament.answer_deal(proposed["players"][0], True, now=3.0))
+    loaded = load_snapshot(snapshot(tournament))
+    for player in proposed["players"][1:]:
+        mine = tournament.answer_deal(player, True, now=4.0).events
+        theirs = loaded.answer_deal(player, True, now=4.0).events
+        assert [e.fields() for e in mine] == [e.fields() for e in theirs]
+    assert loaded.play.deal == tournament.play.deal and loaded.play.awards() == [300, 0, 0, 0, 0, 0]

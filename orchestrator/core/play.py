@@ -33,6 +33,7 @@ from orchestrator.core.events import (
     TableOpened,
 )
 from orchestrator.core.ledger import Ledger
+from orchestrator.core.ledger_records import Reason
 from orchestrator.core.pace import Pace
 from orchestrator.core.payouts import prize_table, split_ties
 from orchestrator.core.places import Busted, button_distances, place_eliminated
@@ -73,8 +74,9 @@ class Play:
 
     @property
     def prize_pool(self) -> int:
-        """The entries' buy-ins, and the operator's overlay once registration closed (GTD-1)."""
-        return self.entries * self.config.buy_in + self.registration.ledger.overlay
+        """The entries' prize contributions, and the operator's overlay once registration closed
+        (GTD-1)."""
+        return self.entries * self.config.prize_buy_in + self.registration.ledger.overlay
 
     def prizes(self) -> list[int]:
         """Prize by place (index 0 is first), from the configured or the default table."""
@@ -167,6 +169,10 @@ class Play:
         def dealt(player: str) -> int:  # DEAL-3: what the deal paid him
             return deal.amount_of(player) if deal and player in deal.players else 0
 
+        bounties: dict[str, int] = {}  # KO-5: the bounty cash each player received
+        for posting in ledger.postings:
+            if posting.reason in (Reason.BOUNTY_WON, Reason.BOUNTY_RETURNED):
+                bounties[posting.player] = bounties.get(posting.player, 0) + posting.amount
         return {
             "tournament": tournament,
             "players": self.entries,
@@ -175,6 +181,7 @@ class Play:
             "seconds": 0.0,
             "places": [
                 {"place": place, "player": player, "prize": _prize(prizes, place) + dealt(player)}
+                | ({"bounties": bounties.get(player, 0)} if self.config.knockout else {})
                 for player, place in ordered
             ],
             "ledger": {
@@ -182,6 +189,7 @@ class Play:
                 "prize_pool_left": ledger.pool,
                 "commission": ledger.operator,
                 "overlay": ledger.overlay,  # GTD-1
+                "bounties_left": ledger.bounties,
                 "postings": len(ledger.postings),
             },
         }
@@ -286,8 +294,9 @@ def open_registration(
     `players` pays his entry."""
     rules = RegistrationRules(
         tournament=tournament_id,
-        buy_in=config.buy_in,
+        buy_in=config.prize_buy_in,
         fee=config.fee,
+        bounty=config.bounty,
         late_registration_levels=config.late_registration_levels,
         reentries=config.reentries,
         max_entries=config.max_entries,

@@ -1,19 +1,17 @@
 """The tournament core: hand reports and commands in, events and per-table directives out. Pure.
 
-The shell owns the clock, the RNG and every side effect: it passes `now` and a
-`random.Random` in, appends the returned events to the log *before* it carries out the
-returned directives (write-ahead), and sends each table the `NextHand` it is given. Every input
-is a step (`start`, `apply_hand`, `poll`, `table_ready`, `table_lost`, `table_restarted`, and
-the commands `pause`, `resume`, `cancel`, `register_late`, `sanction`, `request_rebuy`, and
-the deals of `core.final_deal`); a
-refused one raises before it changes anything. The same config, seed and steps give the same
-decisions, so the log replays to the same tournament (`core.replay`). Tables play in step
-(START-1, START-2, HALT-1: `core.pace`).
+The shell owns the clock, the RNG and every side effect: it passes `now` and a `random.Random` in,
+appends the returned events to the log *before* it carries out the returned directives
+(write-ahead), and sends each table the `NextHand` it is given. Every input is a step (`start`,
+`apply_hand`, `poll`, `table_ready`, `table_lost`, `table_restarted`, and the commands `pause`,
+`resume`, `cancel`, `register_late`, `sanction`, `request_rebuy`, the deals of `core.final_deal`);
+a refused one raises before it changes anything. The same config, seed and steps give the same
+decisions, so the log replays (`core.replay`). Tables play in step (START-*, HALT-1: `core.pace`).
 
-The structures (the seating, rebuys, hand-for-hand, late entry) keep their own state behind
-one protocol (`core.structures`), which `apply_hand` calls in numbered steps; what they share
-is the `Play` (`core.play`). The caller brings the money: `start` opens every player's account
-with the deposit it is given (the bots' come from `shell.simulation`).
+The structures (the seating, rebuys, hand-for-hand, late entry, bounties) keep their own state
+behind one protocol (`core.structures`), which `apply_hand` calls in numbered steps; what they
+share is the `Play` (`core.play`). The caller brings the money: `start` opens every player's
+account with the deposit it is given (the bots' come from `shell.simulation`).
 """
 
 from __future__ import annotations
@@ -22,6 +20,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from orchestrator.core.bounties import Bounties
 from orchestrator.core.clock import LevelClock
 from orchestrator.core.config import BlindLevel, TournamentConfig
 from orchestrator.core.directives import Directive, OpenTable, StartSideEvent, Step
@@ -112,13 +111,14 @@ class Tournament(TournamentQueries, TournamentDeals):
         play.clock.hold(at=now)  # START-1: the level starts when play does
         rebuys = Rebuys(config.rebuy) if config.rebuy is not None else None
         hand_for_hand = HandForHand(config, seating) if config.hand_for_hand else None
+        ko = Bounties.of(config.knockout, config.max_per_table, rng) if config.knockout else None
         tournament = cls(
             config=config,
             tournament_id=tournament_id,
             started_at=now,
             play=play,
             seating=seating,
-            structures=tuple(s for s in (seating, rebuys, hand_for_hand, late) if s is not None),
+            structures=tuple(s for s in (seating, rebuys, hand_for_hand, late, ko) if s),
             rebuys=rebuys,
             late=late,
         )
@@ -133,6 +133,7 @@ class Tournament(TournamentQueries, TournamentDeals):
                 policy=config.policy,
                 starting_stack=config.starting_stack,
             ),
+            *(ko.committed() if ko else ()),  # KO-4: the mystery order's commitment
             LevelStarted(level=1, **_level_fields(blind_level(config, 1))),
             *seating.opening(play, rng),
         ]
@@ -307,7 +308,7 @@ class Tournament(TournamentQueries, TournamentDeals):
             return self._step([TablePolled(table=report.table)], self._close(report.table))
         if report.hand == state.last_hand and state.last_directive is not None:
             return self._step([], state.last_directive)
-        issued = state.verify_report(report)
+        issued = state.verify_report(report, pots=self.config.knockout is not None)
         play, table, button, hand = self.play, report.table, report.button, report.hand
         # STEP 1: record the hand and the stacks it ended with.
         events: list[Event] = [
@@ -317,6 +318,7 @@ class Tournament(TournamentQueries, TournamentDeals):
                 button=button,
                 players=report.players,
                 **report.timing.fields(),
+                pots=report.pots,
             )
         ]
         self.hands += 1
@@ -355,6 +357,8 @@ class Tournament(TournamentQueries, TournamentDeals):
             events += play.place(busts.out, button=button, table=table, hand=hand)
         for p in removed:
             events += play.disqualified(p, button=button, table=table, hand=hand)
+        for structure in self.structures:  # KO-1..KO-5: the bounties on them
+            events += structure.knocked_out(play, report, busts.out + busts.back, removed)
         for p in report.players:  # SAN-2 penalties count down the hands sat out
             if p.seat in issued.sitting_out:
                 play.discipline.sat_out(p.player)
