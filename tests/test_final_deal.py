@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from test_payouts import play_random, record_events
 from tournament_checks import check_log, funds, quiet
 
+from orchestrator.core import codec
 from orchestrator.core.config_toml import parse_config
 from orchestrator.core.deals import DealKind
-from orchestrator.core.replay import load_snapshot, snapshot
+from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng
 from orchestrator.core.tournament import Step, Tournament
 from orchestrator.errors import DealError
 from table_worker.protocol import TableDirective
@@ -195,3 +196,37 @@ def test_deal1_a_deal_waiting_for_answers_survives_a_snapshot() -> None:
         theirs = loaded.answer_deal(player, True, now=4.0).events
         assert [e.fields() for e in mine] == [e.fields() for e in theirs]
     assert loaded.play.deal == tournament.play.deal and loaded.play.awards() == [300, 0, 0, 0, 0, 0]
+
+
+def test_deal3_a_restarted_orchestrator_replays_the_deal_from_the_log() -> None:
+    cfg, seed = _config(6), 11
+    names = [f"p{k}" for k in range(6)]
+    log: list[dict[str, Any]] = []
+
+    def logged(step: Step, now: float) -> Step:
+        for event in step.events:
+            log.append(codec.record(event, seq=len(log) + 1, ts=now))
+        return step
+
+    def rng() -> random.Random:  # the next step's RNG, as `core.replay` draws it
+        return step_rng(seed, len(log))
+
+    tournament, step = Tournament.start(
+        cfg, names, deposits=funds(cfg, names), tournament_id="t", now=0.0, rng=rng()
+    )
+    logged(step, 0.0)
+    logged(tournament.table_ready(1, now=0.0), 0.0)
+    spec = logged(tournament.poll(1, now=0.0, rng=rng()), 0.0).reply.next_hand  # type: ignore[union-attr]
+    assert spec is not None
+    logged(tournament.pause(now=1.0), 1.0)
+    logged(tournament.apply_hand(quiet(spec, won=300), now=1.0, rng=rng()), 1.0)
+    proposed = logged(tournament.propose_deal("icm", now=2.0), 2.0).events[0].fields()
+    for player in proposed["players"]:
+        logged(tournament.answer_deal(player, True, now=3.0), 3.0)
+    assert tournament.finished
+    rebuilt = rebuild(
+        cfg, names, deposits=funds(cfg, names), tournament_id="t", seed=seed, records=log
+    )
+    assert rebuilt.finished and dict(rebuilt.places) == dict(tournament.places)
+    ledger = rebuilt.play.registration.ledger
+    assert ledger.snapshot() == tournament.play.registration.ledger.snapshot()

@@ -32,6 +32,8 @@ from typing import Any
 from orchestrator.core import codec
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import (
+    DealAnswered,
+    DealProposed,
     Event,
     EventRecord,
     HandFinished,
@@ -283,6 +285,14 @@ def _rebuy_requested(
     return t.request_rebuy(e.player, now=ts).events
 
 
+def _deal_proposed(t: Tournament, e: DealProposed, ts: float, rng: random.Random) -> list[Event]:
+    return t.propose_deal(e.kind, left=e.left, now=ts).events
+
+
+def _deal_answered(t: Tournament, e: DealAnswered, ts: float, rng: random.Random) -> list[Event]:
+    return t.answer_deal(e.player, e.accepted, now=ts).events
+
+
 # The event that leads each kind of step -> the core call that takes the step again, given
 # that event as the codec reads it. A new kind of step (an operator's command) needs its line
 # here, or a restart refuses its log.
@@ -301,6 +311,8 @@ _STEPS: dict[str, _Replay] = {
     "penalty": _sanction(SanctionKind.PENALTY),
     "player_disqualified": _sanction(SanctionKind.DISQUALIFICATION),
     "rebuy_requested": _rebuy_requested,
+    "deal_proposed": _deal_proposed,  # DEAL-1
+    "deal_answered": _deal_answered,
 }
 
 _NOT_SHOWN = ("seq", "ts", "v", "cause")
