@@ -63,6 +63,7 @@ class Deal:
     chips: tuple[int, ...]
     amounts: tuple[int, ...]
     left: int = 0
+    prizes: tuple[int, ...] = ()  # the open places' prizes it shares (first place first)
 
     def amount_of(self, player: str) -> int:
         return self.amounts[self.players.index(player)]
@@ -109,7 +110,8 @@ def chip_chop(
     pool, floor = _pool(players, chips, prizes, left)
     rest = pool - floor * len(players)
     shares = _round([Fraction(rest * c, sum(chips)) for c in chips], chips, rest)
-    return _deal(DealKind.CHIP_CHOP, players, chips, [floor + s for s in shares], left)
+    amounts = [floor + s for s in shares]
+    return _deal(DealKind.CHIP_CHOP, players, chips, prizes, amounts, left)
 
 
 def icm(
@@ -124,7 +126,7 @@ def icm(
     remaining = list(prizes[: len(players)])
     remaining[0] -= left
     equities = icm_equities(chips, remaining)
-    return _deal(DealKind.ICM, players, chips, _round(equities, chips, pool), left)
+    return _deal(DealKind.ICM, players, chips, prizes, _round(equities, chips, pool), left)
 
 
 def equal_split(
@@ -138,7 +140,7 @@ def equal_split(
     pool, _ = _pool(players, chips, prizes, left)
     n = len(players)
     shares = _round([Fraction(pool, n)] * n, chips, pool)
-    return _deal(DealKind.EQUAL, players, chips, shares, left)
+    return _deal(DealKind.EQUAL, players, chips, prizes, shares, left)
 
 
 _PROPOSALS = {DealKind.CHIP_CHOP: chip_chop, DealKind.ICM: icm, DealKind.EQUAL: equal_split}
@@ -199,13 +201,15 @@ class DealVote:
 BOT_RULES = ("always", "never", "if_above_chip_chop")
 
 
-def bot_accepts(rule: str, deal: Deal, player: str, prizes: Sequence[int]) -> bool:
+def bot_accepts(rule: str, deal: Deal, player: str) -> bool:
     """A bot's answer to `deal` by its rule: always, never, or when the deal pays it at least
-    what a chip chop of the same `prizes` (the open places') would.
+    what a chip chop of the same prizes would.
 
-    >>> deal = icm(["a", "b"], [3000, 1000], [700, 300])
-    >>> [bot_accepts(rule, deal, "a", [700, 300]) for rule in BOT_RULES]
-    [True, False, True]
+    >>> deal = icm(["a", "b", "c"], [5000, 3000, 2000], [500, 300, 200])
+    >>> deal.amounts, chip_chop(["a", "b", "c"], [5000, 3000, 2000], [500, 300, 200]).amounts
+    ((384, 327, 289), (400, 320, 280))
+    >>> [bot_accepts("if_above_chip_chop", deal, p) for p in "abc"], bot_accepts("never", deal, "a")
+    ([False, True, True], False)
     """
     if rule == "always":
         return True
@@ -213,7 +217,7 @@ def bot_accepts(rule: str, deal: Deal, player: str, prizes: Sequence[int]) -> bo
         return False
     if rule != "if_above_chip_chop":
         raise DealError(f"deal.bots_accept must be one of {', '.join(BOT_RULES)}, not {rule!r}")
-    chop = chip_chop(deal.players, deal.chips, prizes, left=deal.left)
+    chop = chip_chop(deal.players, deal.chips, deal.prizes, left=deal.left)
     return deal.amount_of(player) >= chop.amount_of(player)
 
 
@@ -259,8 +263,18 @@ def _round(exact: Sequence[Fraction], chips: Sequence[int], total: int) -> list[
 
 
 def _deal(
-    kind: DealKind, players: Sequence[str], chips: Sequence[int], amounts: Sequence[int], left: int
+    kind: DealKind,
+    players: Sequence[str],
+    chips: Sequence[int],
+    prizes: Sequence[int],
+    amounts: Sequence[int],
+    left: int,
 ) -> Deal:
     return Deal(
-        kind=kind, players=tuple(players), chips=tuple(chips), amounts=tuple(amounts), left=left
+        kind=kind,
+        players=tuple(players),
+        chips=tuple(chips),
+        amounts=tuple(amounts),
+        left=left,
+        prizes=tuple(prizes[: len(players)]),
     )

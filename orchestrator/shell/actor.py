@@ -33,7 +33,7 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -41,11 +41,13 @@ from typing import Any, NoReturn, TypeVar
 import ray
 
 from orchestrator.core.config import TournamentConfig
+from orchestrator.core.deals import bot_accepts
 from orchestrator.core.events import Event, HandFinished, NodeLost, TournamentOpened
 from orchestrator.core.replay import open_tournament, snapshot, step_rng
 from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Directive, OpenTable, StartSideEvent, Step
 from orchestrator.errors import (
+    DealError,
     LeaseLost,
     LedgerError,
     RecordError,
@@ -528,6 +530,29 @@ class Orchestrator:
         await self._ready()
         await self._command(lambda *, now: self._tournament.request_rebuy(player, now=now))
 
+    async def propose_deal(
+        self, kind: str, left: int = 0, bots: Sequence[str] | None = None
+    ) -> None:
+        """DEAL-1 at the final table's boundary: play pauses and the deal is put to every player
+        still in. The `bots` among them (None: all, as in `mtt run`) answer at once by
+        `[deal] bots_accept`, each answer its own logged step; the last acceptance pays it."""
+        await self._ready()
+        await self._command(lambda *, now: self._tournament.propose_deal(kind, left=left, now=now))
+        rule = self._tournament.config.deal_bots_accept
+        vote = self._tournament.play.deal_vote
+        if vote is None:
+            return
+        for player in vote.waiting_for:
+            if self._tournament.play.deal_vote is not vote:
+                break  # refused: play resumed
+            if bots is None or player in bots:
+                await self.answer_deal(player, bot_accepts(rule, vote.deal, player))
+
+    async def answer_deal(self, player: str, accept: bool) -> None:
+        """DEAL-1: a player's answer to the deal proposed."""
+        await self._ready()
+        await self._command(lambda *, now: self._tournament.answer_deal(player, accept, now=now))
+
     async def _command(self, command: Callable[..., Step]) -> None:
         now = event_time(time.time())
         await self._record(_decide(lambda: command(now=now)), now)
@@ -613,7 +638,14 @@ def _decide(step: Callable[[], Step]) -> Step:
     that no log holds."""
     try:
         return step()
-    except (ReportError, TournamentStateError, RegistrationError, LedgerError, SanctionError):
+    except (
+        ReportError,
+        TournamentStateError,
+        RegistrationError,
+        LedgerError,
+        SanctionError,
+        DealError,
+    ):
         raise
     except Exception as exc:  # the top of the step: the core's state is unknown now
         _crash("the tournament core failed in a step", exc)

@@ -10,7 +10,7 @@ the one error map (`shell.errors`): the core's refusal as itself, an actor gone 
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import ray
@@ -160,6 +160,14 @@ class OrchestratorHandle:
 
     def request_rebuy(self, player: str) -> Answer[None]:
         return self._ask("request_rebuy", player)
+
+    def propose_deal(
+        self, kind: str, left: int = 0, bots: Sequence[str] | None = None
+    ) -> Answer[None]:
+        return self._ask("propose_deal", kind, left, bots)
+
+    def answer_deal(self, player: str, accept: bool) -> Answer[None]:
+        return self._ask("answer_deal", player, accept)
 
     def kill(self) -> None:
         """Let it go: detached, it would outlive the run on a shared cluster."""
