@@ -14,6 +14,7 @@ from orchestrator.core.ledger_records import OPERATOR, POOL, Reason
 from orchestrator.core.rankings import Rankings
 from orchestrator.core.registration import Registration, RegistrationRules
 from orchestrator.errors import ConfigError, LedgerInvariantError
+from orchestrator.views.read_model import ReadModel
 
 
 def _registration(guarantee: int, players: int, *, late: int = 0) -> Registration:
@@ -116,3 +117,21 @@ def test_gtd1_a_guaranteed_tournament_pays_the_guarantee_and_its_books_balance(l
     assert core.play.prize_pool == 50_000 and core.play.registration.ledger.pool == 0
     results = core.play.results(tournament="t", hands=core.hands)
     assert results["prize_pool"] == 50_000
+
+
+def test_gtd1_the_read_model_shows_the_guaranteed_pool_once_registration_closed() -> None:
+    cfg = parse_config(
+        {
+            "tournament": {"players": 12, "max_per_table": 6, "buy_in": 1000},
+            "levels": {"unit": "hands", "length": 3, "blinds": [[10, 20], [20, 40], [50, 100]]},
+            "payouts": {"guarantee": 20_000},
+        }
+    )
+    _, log = run(cfg, seed=2)
+    model = ReadModel()
+    closed = next(e["seq"] for e in log if e["type"] == "overlay_paid")
+    for record in log[: closed - 1]:
+        model.apply_record(record)
+    assert model.prize_pool == 12_000
+    model.apply_record(log[closed - 1])
+    assert model.prize_pool == 20_000

@@ -45,6 +45,7 @@ from orchestrator.core.events import (
     HandVoided,
     LevelStarted,
     NodeLost,
+    OverlayPaid,
     PhaseStarted,
     PlayerDisqualified,
     PlayerEliminated,
@@ -109,7 +110,7 @@ class ReadModel:
     eliminations: int = 0
     entries: int = 0  # paid entries, re-entries included (REG-1)
     field_size: int = 0  # different players
-    prize_pool: int = 0  # cents (REG-1: the buy-ins)
+    prize_pool: int = 0  # cents (REG-1: the buy-ins; GTD-1: and the overlay)
     prizes: dict[int, int] = field(default_factory=dict)  # place -> amount, once awarded
     # --- the clock
     hands: int = 0
@@ -185,6 +186,8 @@ class ReadModel:
                 self.field_size += event.entry == 1
                 self.prize_pool += event.buy_in
                 self._paid[event.player] = event.buy_in
+            case OverlayPaid():  # GTD-1: the operator made up the guarantee
+                self.prize_pool += event.overlay
             case PlayerUnregistered():  # REG-2: before the start, the only entry given back
                 self.entries -= 1
                 self.field_size -= 1
