@@ -32,7 +32,7 @@ from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import EventRecord
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import OrchestratorError
-from orchestrator.shell.decks import deck_service, watched_deck_service
+from orchestrator.shell.decks import Decks, deck_service, watched_deck_service
 from orchestrator.shell.export import check_folder
 from orchestrator.shell.run_control import StoreEventSource
 from orchestrator.shell.simulation import LateBots, entry_deposits, late_bot_names
@@ -231,15 +231,15 @@ def say(line: str) -> None:
 
 
 @contextmanager
-def decks_for(options: RunOptions, store: str) -> Iterator[str]:
+def decks_for(options: RunOptions, store: str) -> Iterator[Decks]:
     """The run's deck service: the one given (`--deck`), watched; else a child process on the
-    run's store, supervised. Yields its address."""
+    run's store, supervised. Yields it."""
     if options.deck:
-        with watched_deck_service(options.deck, say=say) as target:
-            yield target
+        with watched_deck_service(options.deck, say=say) as watched:
+            yield watched
         return
-    with deck_service(store, metrics_port=options.deck_metrics_port, say=say) as target:
-        yield target
+    with deck_service(store, metrics_port=options.deck_metrics_port, say=say) as service:
+        yield service
 
 
 def prepare_folder(out: Path, *, force: bool) -> None:
@@ -364,7 +364,7 @@ def run_tournament(
     with (
         live_view(config, store, stream, options.ui) as control,
         exported(store, stream, out),
-        decks_for(options, store) as deck_target,
+        decks_for(options, store) as decks,
         cluster_context as cluster,
         follower,
     ):
@@ -374,7 +374,7 @@ def run_tournament(
                 pass
         follower.restart_clock()
         settings = TableSettings(
-            deck_target=deck_target,
+            deck_target=decks.target,
             bots=options.bots,
             seed=options.seed,
         )
@@ -396,6 +396,7 @@ def run_tournament(
 
         def every_poll() -> None:
             nonlocal killed
+            decks.check()  # RNG-3: a deck store that lost its data stops the run
             if late_bots.waiting:
                 _register_late_bots(orchestrator, late_bots)
             due = options.kill_node_after is not None and (

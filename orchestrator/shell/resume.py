@@ -137,7 +137,7 @@ def _resume(
     deck_options = RunOptions(out=out, seed=seed, deck=options.deck)
     with (
         live_view(core.config, options.store, stream, options.ui) as control,
-        decks_for(deck_options, options.store) as deck_target,
+        decks_for(deck_options, options.store) as decks,
         local_ray(options.ray_address, namespace=RUN_NAMESPACE, workers=actors_for(core.config)),
         follower,
     ):
@@ -160,7 +160,7 @@ def _resume(
                     tournament_id=side.partition("/")[0],
                     seed=seed + event,
                     out=out / "side-events" / str(event),
-                    deck_target=deck_target,
+                    deck_target=decks.target,
                     options=options,
                     run_id=run_id,
                 ).start()
@@ -170,7 +170,7 @@ def _resume(
                 tournament_id=tournament_id,
                 seed=seed,
                 out=out,
-                deck_target=deck_target,
+                deck_target=decks.target,
                 options=options,
                 run_id=run_id,
             )
