@@ -12,7 +12,7 @@ __all__ = ["EPOCH_KEY", "DeckStore", "check_digests", "lost"]
 
 # The store's epoch (a random id written when it is first opened), under one name for both of
 # mtt's stores when they share a Redis or a SQLite file: the tournament store reads it too.
-EPOCH_KEY = "mtt:epoch"
+EPOCH_KEY: str = "mtt:epoch"
 
 
 class DeckStore(Protocol):
