@@ -77,6 +77,7 @@ class StoreSettings:
     url: str
     run_id: str
     snapshot_every: int = 2000  # events between snapshots of the core
+    epoch: str | None = None  # the store's when the run began: a store without it lost its data
 
 
 class Orchestrator:
@@ -114,7 +115,9 @@ class Orchestrator:
         self._timings: deque[tuple[float, float]] = deque(maxlen=100_000)
         self._stream = stream_name(tournament_id, store.run_id)
         self._owner = orchestrator_name(tournament_id)  # a restart of this actor is the owner
-        self._store: Store = open_store(store.url)
+        self._store: Store = open_store(store.url, epoch=store.epoch)
+        if store.epoch is not None:  # a restart on a store that lost its data stops here
+            _patiently(lambda: self._store.check_epoch(store.epoch or ""))
         _patiently(self._take_lease)
         self._log = EventLog(self._store, self._stream)
         self._since_snapshot = 0
