@@ -5,16 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import eval7
 
 from table_worker.cards import EVAL7_CARDS
 
 
-def hand_strength(hole: Sequence[int], board: Sequence[int]) -> int:
-    """HE-7: eval7's value of the best five of the seven cards; higher wins, equal splits."""
+def hand_strengths(holes: Sequence[Sequence[int]], board: Sequence[int]) -> list[int]:
+    """HE-7: eval7's value of the best five of each hole's seven cards with the board; higher
+    wins, equal splits."""
     cards = EVAL7_CARDS
-    return int(eval7.evaluate([cards[c] for c in hole] + [cards[c] for c in board]))
+    shared = [cards[c] for c in board]
+    return [int(eval7.evaluate([*(cards[c] for c in hole), *shared])) for hole in holes]
+
+
+def hand_strength(hole: Sequence[int], board: Sequence[int]) -> int:
+    """One hand's `hand_strengths`."""
+    return hand_strengths([hole], board)[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,18 +37,16 @@ def build_pots(total: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
     >>> build_pots([100, 300, 300, 50], [False, False, False, True])
     [Pot(amount=350, eligible=(0, 1, 2)), Pot(amount=400, eligible=(1, 2))]
     """
-    n = len(total)
-    live = [i for i in range(n) if not folded[i]]
-    levels = sorted({total[i] for i in live})
+    live = [i for i, out in enumerate(folded) if not out]
+    by_commitment = sorted(live, key=total.__getitem__)
     pots: list[Pot] = []
-    floor = 0
-    for level in levels:
-        amount = sum(min(t, level) - min(t, floor) for t in total)
-        eligible = tuple(i for i in live if total[i] >= level)
-        if amount:
-            pots.append(Pot(amount, eligible))
-        floor = level
-    leftover = sum(t - min(t, floor) for t in total)
+    below = 0  # everyone's chips up to the previous level
+    for k, level in enumerate([total[i] for i in by_commitment]):
+        up_to_level = sum(map(min, total, repeat(level)))  # everyone's chips up to this one
+        if up_to_level > below:  # players level with the previous one add no pot
+            pots.append(Pot(up_to_level - below, tuple(sorted(by_commitment[k:]))))
+        below = up_to_level
+    leftover = sum(total) - below
     if leftover:  # folded chips above every live player's total: cannot arise after HE-6's
         last = pots[-1]  # uncalled-bet return, but no chip may ever vanish
         pots[-1] = Pot(last.amount + leftover, last.eligible)
