@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
+from typing import NamedTuple
 
 from table_worker.cards import validate_deck
 from table_worker.errors import IllegalAction, InvalidAmount, InvalidSetup, NotYourTurn
@@ -97,10 +98,12 @@ class Decision:
     amount: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class LegalActions:
+class LegalActions(NamedTuple):
     """What the seat to act may do now. A raise is legal for every `to` in
-    `[min_raise_to, max_raise_to]` (a single amount in fixed-limit)."""
+    `[min_raise_to, max_raise_to]` (a single amount in fixed-limit).
+
+    A named tuple rather than a frozen dataclass: the engine answers this once a turn, and
+    on CPython 3.11 building a tuple costs a third of a frozen dataclass. It is as immutable."""
 
     seat: int
     can_fold: bool

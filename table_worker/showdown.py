@@ -4,8 +4,8 @@ first seat left of the button."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import repeat
+from typing import NamedTuple
 
 import eval7
 
@@ -25,8 +25,7 @@ def hand_strength(hole: Sequence[int], board: Sequence[int]) -> int:
     return hand_strengths([hole], board)[0]
 
 
-@dataclass(frozen=True, slots=True)
-class Pot:
+class Pot(NamedTuple):  # a named tuple: built for every pot of every hand
     amount: int
     eligible: tuple[int, ...]  # positions still in the hand with a claim on this pot
 
@@ -60,8 +59,7 @@ def showdown_order(*, live: Sequence[int], n: int, last_aggressor: int | None) -
     return sorted(live, key=lambda i: (i - start) % n)
 
 
-@dataclass(frozen=True, slots=True)
-class Award:
+class Award(NamedTuple):  # a named tuple: built for every pot of every hand
     pot: int
     amount: int
     shares: tuple[tuple[int, int], ...]  # (position, chips)
