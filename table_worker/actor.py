@@ -151,6 +151,7 @@ class Table:
                 fouled_decks=fouled,
             ),
             history=phhs_section(played),
+            pots=hand.pots(),
         )
 
     def _next_deck(self, hand: int) -> ServedDeck:

@@ -48,7 +48,7 @@ from table_worker.events import (
     Showed,
     UncalledReturned,
 )
-from table_worker.protocol import NextHand
+from table_worker.protocol import HandPot, NextHand
 from table_worker.showdown import Pot, award_pots, build_pots, hand_strengths, showdown_order
 
 __all__ = [
@@ -318,6 +318,18 @@ class Hand:
         if not self.is_over:
             raise IllegalAction("the hand is not over yet", rule="HE-7")
         return dict(zip(self.seats, self._stack, strict=True))
+
+    def pots(self) -> tuple[HandPot, ...]:
+        """Every pot as settled (main pot first) once the hand is over: its chips, the seats
+        with a claim on it and each winner's chips (the report carries them: KO-3)."""
+        if not self.is_over:
+            raise IllegalAction("the hand is not over yet", rule="HE-7")
+        built = build_pots(self._total, self._folded)  # as `_finish` settled them
+        return tuple(
+            HandPot(e.amount, tuple(self.seats[i] for i in built[e.pot].eligible), e.winners)
+            for e in self.events
+            if isinstance(e, PotAwarded)
+        )
 
     # --- actions, each in three forms ---------------------------------------------------
 

@@ -16,6 +16,7 @@ __all__ = [
     "DECK_SIZE",
     "Blinds",
     "HandPlayer",
+    "HandPot",
     "HandReport",
     "HandTiming",
     "NextHand",
@@ -87,6 +88,18 @@ class HandPlayer:
 
 
 @dataclass(frozen=True, slots=True)
+class HandPot:
+    """One pot of a finished hand as the engine settled it (main pot first, then the side
+    pots): its chips, the seats with a claim on it (in the hand, not folded, in for its whole
+    level) and each winner's chips, `(seat, chips)`. A busted player's bounty goes to the
+    winners of the smallest pot he was in (KO-3)."""
+
+    amount: int
+    eligible: tuple[int, ...]
+    winners: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class HandTiming:
     """What a table measured while playing a hand; read by the metrics, never by decisions.
     `seconds`: deck taken to report sent; `deck_wait_seconds`: waiting for that deck;
@@ -116,3 +129,4 @@ class HandReport:
     players: tuple[HandPlayer, ...]
     timing: HandTiming = field(default_factory=HandTiming)  # measured by the table: metrics
     history: str = ""
+    pots: tuple[HandPot, ...] = ()  # every pot and its winners (KO-3 reads them)

@@ -17,35 +17,40 @@ from conftest import RedisServer
 from test_tournament_core import config, play
 from tournament_checks import check_log, funds, opened_tables
 
-from orchestrator.core.replay import snapshot, step_rng
-from orchestrator.core.tournament import Tournament
+from orchestrator.core.events import TournamentOpened
+from orchestrator.core.replay import open_tournament, snapshot, step_rng
 from orchestrator.shell.eventlog import EventLog, event_time
 from orchestrator.shell.store import Store, open_store
 
 STREAM = "cup-5/0a1b2c"
 
 
-def orchestrator_dies_after(store: Store, folder: Path, hands: int) -> list[dict[str, Any]]:
+def orchestrator_dies_after(
+    store: Store, folder: Path, hands: int, *, log_alone: bool = False
+) -> list[dict[str, Any]]:
     """What an orchestrator leaves in its store when it dies for good after `hands` hands: the
-    registered run, the opening snapshot, the log (the steps driven as the actor drives them)
-    and its lease, left to expire."""
+    registered run, the log (the steps driven as the actor drives them, its opening record
+    first), the opening snapshot and its lease, left to expire; with `log_alone`, no snapshot
+    and no seed in the registry: the log alone (the config, players, deposits and seed)."""
     cfg = config(players=30, max_per_table=8, buy_in=1000, fee=100)
     seed, rng = 5, random.Random(5)
-    store.register(STREAM, {"tournament": "cup-5", "run": "0a1b2c", "out": str(folder), "seed": 5})
+    meta = {"tournament": "cup-5", "run": "0a1b2c", "out": str(folder)}
+    store.register(STREAM, meta if log_alone else {**meta, "seed": 5})
     log = EventLog(store, STREAM)
     now = event_time(1_700_000_000.0)
     players = [f"p{k}" for k in range(30)]
-    tournament, step = Tournament.start(
-        cfg,
-        players,
+    opened = TournamentOpened(
+        tournament="cup-5",
+        config=cfg,
+        players=tuple(players),
         deposits=funds(cfg, players),
-        tournament_id="cup-5",
-        now=now,
-        rng=step_rng(seed, 0),
+        seed=seed,
     )
+    tournament, step = open_tournament(opened, now=now)
     log.append(step.events, ts=now)
     ready = opened_tables(step)
-    store.save_snapshot(STREAM, log.seq, snapshot(tournament))
+    if not log_alone:
+        store.save_snapshot(STREAM, log.seq, snapshot(tournament))
     for table in sorted(ready):  # START-1: every table's actor answers
         log.append(tournament.table_ready(table, now=now).events, ts=now)
     while tournament.hands < hands:
@@ -101,6 +106,28 @@ def test_crash2_mtt_cancel_rolls_forward_a_tournament_whose_orchestrator_died(
     assert again.returncode == 1 and "cancelled" in again.stderr
     assert store.read(STREAM) == log
     store.close()
+
+
+def test_crash2_mtt_cancel_rebuilds_from_the_log_alone(tmp_path: Path) -> None:
+    """The log's opening record holds all the start was given: no snapshot, no seed in the
+    registry, and the cancellation still rolls everyone forward."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    store = open_store(url)
+    before = orchestrator_dies_after(store, tmp_path, hands=8, log_alone=True)  # nobody paid yet
+    assert store.load_snapshot(STREAM) is None and "seed" not in store.meta(STREAM)
+    store.close()
+    time.sleep(0.3)
+    done = mtt("cup-5", "--reason", "the venue flooded", "--store", url)
+    assert done.returncode == 0, done.stderr
+    store = open_store(url)
+    log = store.read(STREAM)
+    store.close()
+    assert log[: len(before)] == before and log[0]["type"] == "tournament_opened"
+    added = log[len(before) :]
+    assert added[0]["type"] == "tournament_cancelled"
+    check_log(config(players=30, max_per_table=8, buy_in=1000, fee=100), log)
+    rolled = [e for e in added if e["type"] == "roll_forward_paid"]
+    assert sum(e["equal_share"] + e["chip_share"] for e in rolled) == 30 * 1000
 
 
 def test_mtt_cancel_refuses_while_a_live_orchestrator_holds_the_tournament(

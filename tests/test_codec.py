@@ -103,7 +103,7 @@ def test_every_stored_record_carries_its_version(tmp_path: Path) -> None:
     lines = store.read("t/run")
     store.close()
     assert [(r["seq"], r["type"], r["v"], r.get("cause")) for r in lines] == [
-        (1, "hand_finished", 1, None),
+        (1, "hand_finished", 2, None),
         (2, "player_moved", 1, 1),
     ]
     assert [codec.decode(r) for r in lines] == [finished, moved]

@@ -18,8 +18,8 @@ import pytest
 from test_tournament_core import config
 from tournament_checks import funds, opened_tables
 
-from orchestrator.core.replay import snapshot, step_rng
-from orchestrator.core.tournament import Tournament
+from orchestrator.core.events import TournamentOpened
+from orchestrator.core.replay import open_tournament, snapshot, step_rng
 from orchestrator.errors import FolderInUse, StoreCorrupted, UnknownTournament, UnreadableRun
 from orchestrator.shell.eventlog import EventLog, event_time
 from orchestrator.shell.export import (
@@ -76,14 +76,14 @@ def play(
     log = EventLog(store, RUN)
     now = event_time(1_700_000_000.0)
     players = [f"p{k:02d}" for k in range(20)]
-    tournament, step = Tournament.start(
-        cfg,
-        players,
+    opened = TournamentOpened(
+        tournament="cup-3",
+        config=cfg,
+        players=tuple(players),
         deposits=funds(cfg, players),
-        tournament_id="cup-3",
-        now=now,
-        rng=step_rng(seed, 0),
+        seed=seed,
     )
+    tournament, step = open_tournament(opened, now=now)
     log.append(step.events, ts=now)
     store.save_snapshot(RUN, log.seq, snapshot(tournament))
     ready: dict[int, TableDirective] = opened_tables(step)

@@ -98,19 +98,21 @@ def test_players_and_tables_follow_the_log_while_it_is_written() -> None:
 
 def test_a_move_is_pending_until_the_player_plays_at_the_new_table() -> None:
     metrics = TournamentMetrics(registry := CollectorRegistry())
-    moved = {"type": "player_moved", "player": "a", "from_table": 1, "from_seat": 2}
+    moved = {"ts": 1.0, "type": "player_moved", "player": "a", "from_table": 1, "from_seat": 2}
     moved |= {"to_table": 2, "to_seat": 5, "stack": 100, "reason": "balance"}
-    at = {"type": "hand_finished", "hand": 9, "button": 1}
+    at = {"ts": 1.0, "type": "hand_finished", "hand": 9, "button": 1}
+    b, a = ({"player": p, "seat": 5, "start": 100, "end": 100} for p in "ba")
     metrics.follow("t", [{"seq": 1, **moved}])
     assert value(registry, "mtt_player_moves_pending", tournament="t") == 1
     # A hand at the old table without the player, and one at the new table with someone else.
     metrics.follow("t", [{"seq": 2, **at, "table": 1, "players": []}])
-    metrics.follow("t", [{"seq": 3, **at, "table": 2, "players": [{"player": "b"}]}])
+    metrics.follow("t", [{"seq": 3, **at, "table": 2, "players": [b]}])
     assert value(registry, "mtt_player_moves_pending", tournament="t") == 1
-    metrics.follow("t", [{"seq": 4, **at, "table": 2, "players": [{"player": "a"}]}])
+    metrics.follow("t", [{"seq": 4, **at, "table": 2, "players": [a]}])
     assert value(registry, "mtt_player_moves_pending", tournament="t") == 0
     metrics.follow("t", [{"seq": 5, **moved, "player": "c"}])
-    metrics.follow("t", [{"seq": 6, "type": "player_eliminated", "player": "c", "place": 3}])
+    out = {"player": "c", "place": 3, "table": 2, "hand": 9, "start": 100}
+    metrics.follow("t", [{"seq": 6, "ts": 1.0, "type": "player_eliminated", **out}])
     assert value(registry, "mtt_player_moves_pending", tournament="t") == 0
 
 
@@ -136,7 +138,7 @@ def test_table_timings_and_fouled_decks_travel_in_hand_finished() -> None:
     assert finished["seconds"] == 0.25 and finished["deck_wait_seconds"] == 0.003
     assert finished["fouled_decks"] == 2
     metrics = TournamentMetrics(registry := CollectorRegistry())
-    metrics.follow("t", [{"seq": 1, "type": "hand_finished", **finished}])
+    metrics.follow("t", [{"seq": 1, "ts": 1.0, "type": "hand_finished", **finished}])
     assert value(registry, "mtt_fouled_decks_total", tournament="t") == 2
     assert value(registry, "mtt_hand_duration_seconds_sum", tournament="t") == 0.25
     assert value(registry, "mtt_table_deck_wait_seconds_bucket", tournament="t", le="0.01") == 1
@@ -144,7 +146,8 @@ def test_table_timings_and_fouled_decks_travel_in_hand_finished() -> None:
 
 def test_node_loss_and_orchestrator_timings_with_a_bucket_at_the_objective() -> None:
     metrics = TournamentMetrics(registry := CollectorRegistry())
-    metrics.follow("t", [{"seq": 1, "type": "node_lost", "node": "n1", "tables": [3, 4]}])
+    lost = {"type": "node_lost", "node": "n1", "tables": [3, 4]}
+    metrics.follow("t", [{"seq": 1, "ts": 1.0, **lost}])
     assert value(registry, "mtt_node_losses_total", tournament="t") == 1
     timings = OrchestratorTimings(report_seconds=(0.001, 0.003), decision_seconds=(0.0004,))
     metrics.observe_timings("t", timings)
@@ -156,14 +159,17 @@ def test_node_loss_and_orchestrator_timings_with_a_bucket_at_the_objective() -> 
 
 def test_operator_pause_resume_and_cancel() -> None:
     metrics = TournamentMetrics(registry := CollectorRegistry())
-    metrics.follow("t", [{"seq": 1, "type": "tournament_paused"}])
+    metrics.follow("t", [{"seq": 1, "ts": 1.0, "type": "tournament_paused"}])
     assert value(registry, "mtt_tournament_paused", tournament="t") == 1
-    metrics.follow("t", [{"seq": 2, "type": "tournament_resumed", "paused_seconds": 4.0}])
+    resumed = {"type": "tournament_resumed", "paused_seconds": 4.0}
+    metrics.follow("t", [{"seq": 2, "ts": 5.0, **resumed}])
     assert value(registry, "mtt_tournament_paused", tournament="t") == 0
-    moved = {"type": "player_moved", "player": "a", "from_table": 1, "from_seat": 2}
+    moved = {"ts": 6.0, "type": "player_moved", "player": "a", "from_table": 1, "from_seat": 2}
     moved |= {"to_table": 2, "to_seat": 5, "stack": 100, "reason": "close"}
-    metrics.follow("t", [{"seq": 3, **moved}, {"seq": 4, "type": "tournament_paused"}])
-    metrics.follow("t", [{"seq": 5, "type": "tournament_cancelled", "reason": "operator"}])
+    paused = {"seq": 4, "ts": 7.0, "type": "tournament_paused"}
+    metrics.follow("t", [{"seq": 3, **moved}, paused])
+    cancelled = {"type": "tournament_cancelled", "reason": "operator"}
+    metrics.follow("t", [{"seq": 5, "ts": 8.0, **cancelled}])
     assert value(registry, "mtt_tournament_cancelled", tournament="t") == 1
     assert value(registry, "mtt_tournament_paused", tournament="t") == 0
     assert value(registry, "mtt_player_moves_pending", tournament="t") == 0
@@ -171,7 +177,7 @@ def test_operator_pause_resume_and_cancel() -> None:
 
 def test_several_tournaments_share_one_registry_apart() -> None:
     metrics = TournamentMetrics(registry := CollectorRegistry())
-    seated = {"type": "player_seated", "table": 1, "seat": 1, "stack": 10}
+    seated = {"ts": 1.0, "type": "player_seated", "table": 1, "seat": 1, "stack": 10}
     metrics.follow("a", [{"seq": 1, **seated, "player": "x"}])
     metrics.follow("b", [{"seq": 1, **seated, "player": "x"}, {"seq": 2, **seated, "player": "y"}])
     assert value(registry, "mtt_players_remaining", tournament="a") == 1

@@ -18,8 +18,18 @@ from conftest import RedisServer
 from test_tournament_core import config, play
 from tournament_checks import begin, check_log, funds, opened_tables, quiet
 
+from orchestrator.core import codec
+from orchestrator.core.config import TournamentConfig
 from orchestrator.core.config_toml import parse_config
-from orchestrator.core.replay import load_snapshot, rebuild, snapshot, step_rng
+from orchestrator.core.events import TournamentOpened
+from orchestrator.core.replay import (
+    load_snapshot,
+    open_tournament,
+    rebuild,
+    rebuild_from_log,
+    snapshot,
+    step_rng,
+)
 from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Step, Tournament
 from orchestrator.errors import (
@@ -47,6 +57,8 @@ def drive(
     kill_rate: float = 0.0,
     late_reports: bool = False,
     commands: dict[int, str] | None = None,
+    cfg: TournamentConfig | None = None,
+    opening: bool = False,
     **settings: Any,
 ) -> tuple[list[dict[str, Any]], dict[int, bytes]]:
     """A tournament driven step by step as the orchestrator actor drives it (step RNGs, times
@@ -57,22 +69,33 @@ def drive(
     the core refuses it. Each table's actor answers (`table_ready`) some steps after its
     table opens, and tables wait for play to start (START-1). The late bots register as `mtt
     run` registers them, and the operator's `commands` (pause, resume, cancel, a judge's
-    sanction, a rebuy asked for) come between two table steps. Returns the store's log and the
-    core pickled after every step, by the seq that step ended at."""
-    cfg = config(players=players, buy_in=100, **settings)
+    sanction, a rebuy asked for) come between two table steps. With `opening` the log begins
+    with its opening record, as the orchestrator actor writes it (`open_tournament`). Returns
+    the store's log and the core's snapshot after every step, by the seq that step ended at."""
+    cfg = cfg or config(players=players, buy_in=100, **settings)
     order = random.Random(seed)
     late_bots = LateBots.draw(cfg, random.Random(f"{seed}:late"))
     store = SqliteStore(str(tmp_path / "store.db"))
     log = EventLog(store, "t/run")
     now = 1_700_000_000.123456789
-    tournament, step = Tournament.start(
-        cfg,
-        names(players),
-        deposits=funds(cfg, names(players)),
-        tournament_id="t",
-        now=event_time(now),
-        rng=step_rng(seed, 0),
-    )
+    if opening:
+        opened = TournamentOpened(
+            tournament="t",
+            config=cfg,
+            players=tuple(names(players)),
+            deposits=funds(cfg, names(players)),
+            seed=seed,
+        )
+        tournament, step = open_tournament(opened, now=event_time(now))
+    else:
+        tournament, step = Tournament.start(
+            cfg,
+            names(players),
+            deposits=funds(cfg, names(players)),
+            tournament_id="t",
+            now=event_time(now),
+            rng=step_rng(seed, 0),
+        )
     log.append(step.events, ts=now)
     ready: dict[int, TableDirective] = opened_tables(step)
     unready = set(ready)  # START-1: their actors have not answered yet
@@ -277,6 +300,58 @@ def test_crash_1_a_voided_hands_late_report_is_refused_and_the_restart_deals_it_
     money = funds(cfg, names(30))
     rebuilt = rebuild(cfg, names(30), deposits=money, tournament_id="t", seed=seed, records=records)
     assert plain(rebuilt) == plain(load_snapshot(states[max(states)]))
+
+
+V1_LOGS = Path(__file__).parent / "fixtures" / "logs_v1"
+
+
+@pytest.mark.parametrize("name", ["rebuy-sanctions", "late-warnings", "cancelled"])
+def test_a_log_without_its_opening_record_is_refused_clearly(name: str) -> None:
+    """Release 1 wrote no opening record, and its decisions predate START-1 (its tables never
+    waited for each other): its logs still read (`test_codec`), but the log alone cannot
+    rebuild such a tournament, and saying so is all a rebuild may do."""
+    records = [json.loads(line) for line in (V1_LOGS / f"{name}.jsonl").read_text().splitlines()]
+    with pytest.raises(RecoveryError, match="does not begin with its opening record"):
+        rebuild_from_log(records)
+
+
+@pytest.mark.parametrize(
+    ("players", "seed", "settings"),
+    [
+        (23, 1, {"max_per_table": 6, "commands": {6: "pause", 12: "resume", 20: "cancel"}}),
+        (18, 4, {"max_per_table": 6, "late_registration_levels": 2, "reentries": 1}),
+        (
+            20,
+            9,
+            {
+                "max_per_table": 5,
+                "structure": "rebuy",
+                "rebuy": {"levels": 2},
+                "commands": {1: "rebuy"},
+            },
+        ),
+    ],
+)
+def test_the_log_alone_rebuilds_the_tournament(
+    tmp_path: Path, players: int, seed: int, settings: dict[str, Any]
+) -> None:
+    """The log's first record is the opening one (config, players, deposits, seed): nothing
+    but the log is needed, from the start or from a snapshot and the log's tail."""
+    records, states = drive(tmp_path, players, seed, kill_rate=0.05, opening=True, **settings)
+    assert records[0]["type"] == "tournament_opened" and records[0]["seed"] == seed
+    assert records[1]["type"] == "registration_opened"
+    for end in [*random.Random(seed).sample(sorted(states), 5), max(states)]:
+        assert plain(rebuild_from_log(records[:end])) == plain(load_snapshot(states[end]))
+    middle = sorted(states)[len(states) // 2]
+    opened = codec.decode(records[0])
+    assert isinstance(opened, TournamentOpened)
+    from_snapshot = rebuild_from_log(
+        records[middle:], base=(middle, load_snapshot(states[middle])), opened=opened
+    )
+    assert plain(from_snapshot) == plain(load_snapshot(states[max(states)]))
+    other = [dict(records[0], seed=seed + 1), *records[1:]]
+    with pytest.raises(RecoveryError, match="the log holds"):
+        rebuild_from_log(other)
 
 
 def plain(value: Any) -> Any:

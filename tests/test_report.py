@@ -16,9 +16,9 @@ import pytest
 from orchestrator.core.config_toml import parse_config
 from orchestrator.errors import UnreadableRun
 from orchestrator.shell.driver import RunOptions, run_tournament
+from orchestrator.views import amounts as amounts_module
 from orchestrator.views.audit import PhhSection
 from orchestrator.views.report import figures as figures_module
-from orchestrator.views.report import page as page_module
 from orchestrator.views.report import read_figures
 from orchestrator.views.report.charts import CHARTS
 from orchestrator.views.report.figures import run_figures
@@ -140,7 +140,7 @@ def test_a_log_without_a_start_or_with_a_missing_field_is_unreadable() -> None:
 
 
 def test_docstring_examples_hold() -> None:
-    for module in (figures_module, page_module):
+    for module in (figures_module, amounts_module):
         failed, tried = doctest.testmod(module)
         assert tried and not failed, module.__name__
 

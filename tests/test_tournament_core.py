@@ -28,10 +28,18 @@ from table_worker.engine import Hand, HandSetup
 from table_worker.protocol import Blinds, HandPlayer, HandReport, NextHand, TableDirective
 
 
-def config(*, rebuy: dict[str, Any] | None = None, **tournament: Any) -> TournamentConfig:
-    """A small tournament; `rebuy` is its [rebuy] section (a rebuy structure needs one)."""
+def config(
+    *,
+    rebuy: dict[str, Any] | None = None,
+    knockout: dict[str, Any] | None = None,
+    **tournament: Any,
+) -> TournamentConfig:
+    """A small tournament; `rebuy` is its [rebuy] section (a rebuy structure needs one),
+    `knockout` its bounties (KO-1..KO-5)."""
     tournament.setdefault("starting_stack", 1000)
     sections: dict[str, Any] = {} if rebuy is None else {"rebuy": rebuy}
+    if knockout is not None:
+        sections["knockout"] = knockout
     return parse_config(
         {
             "tournament": tournament,
@@ -67,6 +75,7 @@ def play(spec: NextHand, rng: random.Random) -> HandReport:
         spec.hand,
         spec.blinds.button,
         tuple(HandPlayer(p, s, c, end[s]) for s, p, c in spec.seats),
+        pots=hand.pots(),
     )
 
 

@@ -72,7 +72,9 @@ class Commands:
 def opening(source: ListSource) -> None:
     source.append("player_registered", player="a", entry=1, buy_in=1000, fee=0)
     source.append("player_registered", player="b", entry=1, buy_in=1000, fee=0)
-    source.append("tournament_started", tournament="live", players=2, tables=1)
+    source.append("tournament_started", tournament="live", players=2, tables=1,
+                  max_per_table=6, structure="freezeout", policy="equilibrium",
+                  starting_stack=1000)  # fmt: skip
     source.append("level_started", level=1, small_blind=10, big_blind=20, ante=0)
     source.append("table_opened", table=1)
     source.append("player_seated", player="a", table=1, seat=1, stack=1000)

@@ -1,4 +1,5 @@
-"""The live lobby and clock as a pure fold over event dicts (orchestrator.views.live.lobby)."""
+"""The live lobby and clock as a pure fold over the log's records (orchestrator.views.live.lobby),
+written as the log writes them."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def two_tables(lobby: Lobby) -> Log:
     log = Log(lobby)
     for player in "abcdef":
         log("player_registered", player=player, entry=1, buy_in=1000, fee=100)
-    log("tournament_started", tournament="live-1", players=6, tables=2)
+    log("tournament_started", tournament="live-1", players=6, tables=2, max_per_table=6,
+        structure="freezeout", policy="equilibrium", starting_stack=1000)  # fmt: skip
     log("level_started", level=1, small_blind=10, big_blind=20, ante=0)
     for table, players in ((1, "abc"), (2, "def")):
         log("table_opened", table=table)

@@ -18,7 +18,7 @@ from table_worker.protocol import HandPlayer, HandReport, NextHand, TableDirecti
 
 
 def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
-    violations = audit_events(log, buy_in=cfg.buy_in, fee=cfg.fee)
+    violations = audit_events(log, buy_in=cfg.prize_buy_in, fee=cfg.fee)
     assert not violations, "\n".join(map(str, violations))
 
 

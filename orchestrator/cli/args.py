@@ -6,7 +6,7 @@ import argparse
 import json
 from collections.abc import Mapping
 
-__all__ = ["port_number", "positive_int", "print_figures"]
+__all__ = ["non_negative_int", "port_number", "positive_float", "positive_int", "print_figures"]
 
 
 def print_figures(
@@ -28,6 +28,22 @@ def positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive whole number, not {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a number above zero (seconds)."""
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number above zero, not {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: a whole number, 0 or more (a seq to start after, a count)."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
     return value
 
 

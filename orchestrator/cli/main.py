@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from orchestrator.cli import bench_store as bench_store_cli
 from orchestrator.cli import competition as competition_cli
+from orchestrator.cli import ctl as ctl_cli
 from orchestrator.cli import loadtest as loadtest_cli
 from orchestrator.cli import report as report_cli
 from orchestrator.cli import run as run_cli
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     stored_cli.register(commands)
     competition_cli.register(commands, bench)
     frontdoor_cli.register(commands)
+    ctl_cli.register(commands)
     loadtest_cli.register(commands)
     report_cli.register(commands, bench)
     _name_commands(parser)

@@ -138,30 +138,49 @@ def _bench_view(args: argparse.Namespace) -> int:
 
 
 def _synthetic_log(players: int) -> list[dict[str, object]]:
-    """An opening seating of `players` at 10-seat tables, then one hand at every table."""
-    log: list[dict[str, object]] = []
+    """An opening seating of `players` at 10-seat tables, then one hand at every table, as the
+    log records it."""
+    from orchestrator.core import codec
+    from orchestrator.core.events import (
+        ButtonAssigned,
+        Event,
+        HandFinished,
+        LevelStarted,
+        PlayerRegistered,
+        PlayerSeated,
+        TableOpened,
+        TournamentStarted,
+    )
+    from table_worker.protocol import HandPlayer
 
-    def add(**fields: object) -> None:
-        log.append({"seq": len(log) + 1, "ts": 0.0, **fields})
-
+    events: list[Event] = []
     names = [f"p{k:05d}" for k in range(players)]
     for name in names:
-        add(type="player_registered", player=name, entry=1, buy_in=10000, fee=0)
+        events.append(PlayerRegistered(player=name, entry=1, buy_in=10000, fee=0))
     tables = [names[k : k + 10] for k in range(0, players, 10)]
-    add(type="tournament_started", tournament="bench", players=players, tables=len(tables))
-    add(type="level_started", level=1, small_blind=25, big_blind=50, ante=0)
+    events.append(
+        TournamentStarted(
+            tournament="bench",
+            players=players,
+            tables=len(tables),
+            max_per_table=10,
+            structure="freezeout",
+            policy="equilibrium",
+            starting_stack=10000,
+        )
+    )
+    events.append(LevelStarted(level=1, small_blind=25, big_blind=50, ante=0))
     for table, seated in enumerate(tables, start=1):
-        add(type="table_opened", table=table)
+        events.append(TableOpened(table=table))
         for seat, name in enumerate(seated, start=1):
-            add(type="player_seated", player=name, table=table, seat=seat, stack=10000)
-        add(type="button_assigned", table=table, seat=1)
+            events.append(PlayerSeated(player=name, table=table, seat=seat, stack=10000))
+        events.append(ButtonAssigned(table=table, seat=1))
     for table, seated in enumerate(tables, start=1):
-        seats = [
-            {"player": name, "seat": seat, "start": 10000, "end": 10000}
-            for seat, name in enumerate(seated, start=1)
-        ]
-        add(type="hand_finished", table=table, hand=1, button=2, players=seats)
-    return log
+        seats = tuple(
+            HandPlayer(name, seat, 10000, 10000) for seat, name in enumerate(seated, start=1)
+        )
+        events.append(HandFinished(table=table, hand=1, button=2, players=seats))
+    return [codec.record(e, seq=k, ts=0.0) for k, e in enumerate(events, start=1)]
 
 
 class _NoEvents:

@@ -64,7 +64,9 @@ ENVELOPE = ("seq", "ts", "type", "v", "cause")
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 # (type, version) -> the fields of a record of that version as the next version has them.
-UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("hand_finished", 1): lambda fields: fields,  # v2 added `pots`: none in a v1 record
+}
 
 _registry: dict[str, type[Event]] = {}
 

@@ -13,7 +13,9 @@ from orchestrator.core.balancing import BalancingPolicy
 from orchestrator.errors import ConfigError
 
 __all__ = [
+    "BOUNTY_KINDS",
     "BlindLevel",
+    "BountyRules",
     "Break",
     "Phase",
     "RebuyRules",
@@ -58,6 +60,32 @@ class SideEvents:
     level_length: int = 5
 
 
+BOUNTY_KINDS = ("knockout", "progressive", "mystery")  # KO-1, KO-2, KO-4
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BountyRules:
+    """KO-1..KO-5: `bounty` cents of each entry's buy-in fund the bounties, apart from the
+    prize pool. A progressive knockout pays `cash_percent` of a bounty won in cash and adds the
+    rest to the eliminator's own; a mystery bounty draws from `mystery` (cents, which the
+    bounty part of every entry funds exactly) from `mystery_from` players left (None: from the
+    money on)."""
+
+    kind: Literal["knockout", "progressive", "mystery"]
+    bounty: int
+    cash_percent: int = 50
+    mystery: tuple[int, ...] = ()
+    mystery_from: int | None = None
+
+    def check_funding(self, entries: int) -> None:
+        """KO-4: the mystery list is the bounty money of `entries` entries, to the cent."""
+        if self.kind == "mystery" and sum(self.mystery) != self.bounty * entries:
+            raise ConfigError(
+                f"knockout.mystery adds up to {sum(self.mystery)} cents, but {entries} entries "
+                f"of knockout.bounty {self.bounty} fund {self.bounty * entries}"
+            )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Phase:
     max_per_table: int
@@ -97,6 +125,18 @@ class TournamentConfig:
     side_events: SideEvents | None = None
     action_seconds: float = 30.0  # OUT-1: a remote player's time limit per action
     halt_short_tables: bool | None = None  # HALT-1; None: on for tables of 8+ seats (equilibrium)
+    knockout: BountyRules | None = None  # KO-1..KO-5: its bounty is part of `buy_in`
+
+    @property
+    def prize_buy_in(self) -> int:
+        """The cents of each entry's buy-in that go to the prize pool: all of it, less the
+        bounty (KO-5: bounty money is never part of the prize pool)."""
+        return self.buy_in - self.bounty
+
+    @property
+    def bounty(self) -> int:
+        """KO-1: the cents of each entry's buy-in that fund the bounties (0: no bounties)."""
+        return self.knockout.bounty if self.knockout else 0
 
     @property
     def halts_short_tables(self) -> bool:
@@ -133,4 +173,6 @@ class TournamentConfig:
             raise ConfigError(f"players must be a whole number, not {players!r}")
         if players < 2:
             raise ConfigError(f"players must be >= 2, not {players}")
+        if self.knockout is not None:
+            self.knockout.check_funding(players)
         return replace(self, players=players)

@@ -59,6 +59,15 @@ players = 10              # each starts when this many have joined (so its prize
 starting_stack = 2500
 buy_in = 1000
 percent = [60, 40]
+
+[knockout]                # KO-1..KO-5: bounties, paid apart from the prize pool
+kind = "progressive"      # "knockout" (KO-1), "progressive" (KO-2) or "mystery" (KO-4)
+bounty = 5000             # cents of each entry's buy_in that fund the bounties (<= buy_in)
+cash_percent = 50         # progressive: the eliminator's cash share, 0..100; the rest adds
+                          # to his own bounty
+mystery = [200000, 100000, 50000]  # mystery: the published amounts, adding up to
+                          # bounty x players exactly (no late registration)
+mystery_from = "money"    # mystery: draws from the money on, or from this many players left
 """
 
 from __future__ import annotations
@@ -77,6 +86,10 @@ from orchestrator.core.config import (
     SideEvents,
     TournamentConfig,
 )
+from orchestrator.core.config_checks import choice as _choice
+from orchestrator.core.config_checks import unknown as _unknown
+from orchestrator.core.config_checks import whole as _whole
+from orchestrator.core.config_knockout import parse_knockout
 from orchestrator.errors import ConfigError
 
 __all__ = ["SKILL_LEVELS", "config_from_text", "load_config", "parse_config"]
@@ -90,6 +103,7 @@ _SECTIONS = {
     "phases",
     "shootout",
     "side_events",
+    "knockout",
 }
 _TOURNAMENT_KEYS = {
     "name",
@@ -129,30 +143,6 @@ def config_from_text(text: str, *, source: str = "config") -> TournamentConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source} is not valid TOML: {exc}") from exc
     return parse_config(data, source=source)
-
-
-def _unknown(section: str, data: Mapping[str, Any], known: set[str]) -> None:
-    extra = sorted(set(data) - known)
-    if extra:
-        raise ConfigError(
-            f"[{section}]: unknown key{'s' if len(extra) > 1 else ''} {', '.join(extra)} "
-            f"(known: {', '.join(sorted(known))})"
-        )
-
-
-def _whole(value: object, what: str, *, low: int = 0, high: int | None = None) -> int:
-    if type(value) is not int:
-        raise ConfigError(f"{what} must be a whole number, not {value!r}")
-    if value < low or (high is not None and value > high):
-        bounds = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ConfigError(f"{what} must be {bounds}, not {value}")
-    return value
-
-
-def _choice(value: object, what: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise ConfigError(f"{what} must be one of {', '.join(choices)}, not {value!r}")
-    return str(value)
 
 
 def parse_config(data: Mapping[str, Any], *, source: str = "config") -> TournamentConfig:
@@ -211,6 +201,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         skill_levels=_parse_skill_levels(tournament.get("skill_levels")),
         action_seconds=_action_seconds(tournament.get("action_seconds", 30)),
         halt_short_tables=_halt(tournament.get("halt_short_tables"), policy, structure),
+        knockout=parse_knockout(data.get("knockout"), tournament, players),
     )
 
 

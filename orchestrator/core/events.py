@@ -1,11 +1,9 @@
 """The tournament's events (DESIGN.md "Files written by mtt run": events.jsonl).
 
-Each is a frozen record with the contract's field names; `EVENT_TYPE` is its `type` and
-`VERSION` the version of its fields, which every stored record carries as `v`. The log adds the
-envelope: `seq`, `ts`, and `cause` (the seq of the hand_finished that led to it). One codec
-(`orchestrator.core.codec`) writes and reads every one of them, found here as the subclasses
-of `Event`: a change to an event's fields bumps its `VERSION` and gives the codec the upcaster
-that brings the records of the version before to it.
+Each is a frozen record with the contract's field names; `EVENT_TYPE` is its `type`, `VERSION`
+its fields' version (`v`; a change to them bumps it, with an upcaster in `core.codec`, which
+reads and writes every subclass of `Event`). The log adds the envelope: `seq`, `ts`, and
+`cause` (the seq of the hand_finished that led to it).
 """
 
 from __future__ import annotations
@@ -13,9 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from orchestrator.core.config import TournamentConfig
 from orchestrator.core.event_base import Event, EventRecord
 from orchestrator.core.money_events import (
+    BountyReturned,
+    BountyWon,
     LedgerPosted,
+    MysteryBountiesCommitted,
+    MysteryBountiesRevealed,
     PenaltyGiven,
     PlayerDisqualified,
     PlayerRegistered,
@@ -29,10 +32,12 @@ from orchestrator.core.money_events import (
     TournamentCancelled,
     WarningIssued,
 )
-from table_worker.protocol import HandPlayer, HandTiming
+from table_worker.protocol import HandPlayer, HandPot, HandTiming
 
 __all__ = [
     "Addon",
+    "BountyReturned",
+    "BountyWon",
     "BreakStarted",
     "ButtonAssigned",
     "ChipsRemoved",
@@ -45,6 +50,8 @@ __all__ = [
     "HandVoided",
     "LedgerPosted",
     "LevelStarted",
+    "MysteryBountiesCommitted",
+    "MysteryBountiesRevealed",
     "NodeLost",
     "PenaltyGiven",
     "PhaseStarted",
@@ -75,11 +82,25 @@ __all__ = [
     "TableRestarted",
     "TournamentCancelled",
     "TournamentFinished",
+    "TournamentOpened",
     "TournamentPaused",
     "TournamentResumed",
     "TournamentStarted",
     "WarningIssued",
 ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentOpened(Event):
+    """The log's first record: all the start was given (deposits in cents, the seed of every
+    step's RNG), so the log alone rebuilds the tournament (`core.replay.rebuild_from_log`)."""
+
+    EVENT_TYPE: ClassVar[str] = "tournament_opened"
+    tournament: str
+    config: TournamentConfig
+    players: tuple[str, ...]
+    deposits: dict[str, int]
+    seed: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -134,6 +155,7 @@ class BreakStarted(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HandFinished(Event):
     EVENT_TYPE: ClassVar[str] = "hand_finished"
+    VERSION: ClassVar[int] = 2  # 2 added `pots`
     table: int
     hand: int
     button: int
@@ -142,6 +164,9 @@ class HandFinished(Event):
     seconds: float = 0.0
     deck_wait_seconds: float = 0.0
     fouled_decks: int = 0
+    # The report's pots: a bounty's eliminator is decided from them (KO-3), so a replay needs
+    # them. A record without them (written before) reads as none.
+    pots: tuple[HandPot, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -110,7 +110,7 @@ class LateEntry(Structure):
         return (
             self._registering(play)
             and self._reentered.get(player, 0) < self._reentries
-            and play.registration.ledger.balance_of(player) >= rules.buy_in + rules.fee
+            and play.registration.ledger.balance_of(player) >= rules.price
             and (rules.max_entries is None or play.registration.entries < rules.max_entries)
         )
 

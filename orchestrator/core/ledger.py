@@ -1,7 +1,8 @@
 """The money ledger: every movement of money in a tournament, double entry, integer cents.
 
 Accounts: one per player (what the player's wallet set aside for this tournament, opened with
-`open_account`), the prize pool (`POOL`) and the operator's commission (`OPERATOR`). Every
+`open_account`), the prize pool (`POOL`), the operator's commission (`OPERATOR`) and the
+bounties of a knockout tournament (`BOUNTIES`, KO-5: never part of the prize pool). Every
 posting moves a positive amount from one account to another, so the total of all accounts is
 always the total opened: `check()` verifies it, and no account is ever below zero (a player
 cannot pay with money they do not have, the pool cannot pay more than it holds, the operator
@@ -21,6 +22,10 @@ The movements and their rules:
 - CRASH-1 `refund_all`: a tournament cancelled in registration gives every paid entry back in
   full, buy-in and fee.
 - `award_prize`: the pool pays a prize.
+- KO-1..KO-5: an entry's `bounty` part goes to `BOUNTIES` (refunded with the entry by REG-2
+  and CRASH-1); `pay_bounty` pays a bounty from there: `won` by an eliminator (KO-3), or
+  returned to the player holding it (the winner's own, KO-2; every player still in at a
+  CRASH-2 cancellation, KO-5).
 - CRASH-2 `roll_forward`: a running tournament cancelled. Each player still in gets the fee of
   their live (latest) entry back from the operator; the pool not yet awarded, P, is split in
   two halves, the chip half `P // 2` and the equal half `P - P // 2`: each of the n players'
@@ -51,6 +56,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from orchestrator.core.ledger_records import (
+    BOUNTIES,
     OPERATOR,
     POOL,
     Account,
@@ -113,7 +119,7 @@ class Ledger:
     """The books of one tournament. Mutable, but every operation is all or nothing."""
 
     def __init__(self) -> None:
-        self._balances: dict[Account, int] = {POOL: 0, OPERATOR: 0}
+        self._balances: dict[Account, int] = {POOL: 0, OPERATOR: 0, BOUNTIES: 0}
         self._openings: list[Opening] = []
         self._entries: list[EntryPaid] = []
         self._postings: list[Posting] = []
@@ -127,6 +133,10 @@ class Ledger:
     @property
     def operator(self) -> int:
         return self._balances[OPERATOR]
+
+    @property
+    def bounties(self) -> int:
+        return self._balances[BOUNTIES]
 
     @property
     def postings(self) -> tuple[Posting, ...]:
@@ -160,7 +170,7 @@ class Ledger:
         """The books balance: postings are numbered 1, 2, ... with positive amounts, replaying
         the openings and every posting gives the balances, their total is the total opened, and
         no account is below zero. Raises `LedgerInvariantError` otherwise."""
-        replay: dict[Account, int] = {POOL: 0, OPERATOR: 0}
+        replay: dict[Account, int] = {POOL: 0, OPERATOR: 0, BOUNTIES: 0}
         for opening in self._openings:
             replay[player_account(opening.player)] = opening.balance
         for number, posting in enumerate(self._postings, start=1):
@@ -189,21 +199,28 @@ class Ledger:
         self._balances[player_account(player)] = balance
         self._openings.append(Opening(player, balance, now))
 
-    def entry(self, player: str, *, buy_in: int, fee: int, now: float) -> tuple[Posting, ...]:
-        """REG-1: the player pays `buy_in` to the pool and `fee` to the operator (a re-entry is
-        one more entry; RB-2 rebuys are inside the entry and move no money)."""
+    def entry(
+        self, player: str, *, buy_in: int, fee: int, now: float, bounty: int = 0
+    ) -> tuple[Posting, ...]:
+        """REG-1: the player pays `buy_in` to the pool, `bounty` to the bounties (KO-1) and
+        `fee` to the operator (a re-entry is one more entry; RB-2 rebuys are inside the entry
+        and move no money)."""
         account = self._account(player)
         _cents(buy_in, "the buy-in")
         _cents(fee, "the fee")
+        _cents(bounty, "the bounty")
         postings = self._commit(
             [
                 (player, account, POOL, buy_in, Reason.BUY_IN),
+                (player, account, BOUNTIES, bounty, Reason.BOUNTY),
                 (player, account, OPERATOR, fee, Reason.FEE),
             ],
             now,
         )
         number = 1 + sum(1 for e in self._entries if e.player == player)
-        self._entries.append(EntryPaid(player=player, number=number, buy_in=buy_in, fee=fee))
+        self._entries.append(
+            EntryPaid(player=player, number=number, buy_in=buy_in, fee=fee, bounty=bounty)
+        )
         return postings
 
     def refund_entry(self, player: str, *, charge_bp: int = 0, now: float) -> EntryRefund:
@@ -211,10 +228,11 @@ class Ledger:
         account = self._account(player)
         _basis_points(charge_bp)
         index, entry = self._live(player)
-        charge = cancellation_charge(entry.buy_in + entry.fee, charge_bp)
+        charge = cancellation_charge(entry.buy_in + entry.bounty + entry.fee, charge_bp)
         postings = self._commit(
             [
                 (player, POOL, account, entry.buy_in, Reason.REFUND_BUY_IN),
+                (player, BOUNTIES, account, entry.bounty, Reason.REFUND_BOUNTY),
                 (player, OPERATOR, account, entry.fee, Reason.REFUND_FEE),
                 (player, account, OPERATOR, charge, Reason.CANCELLATION_CHARGE),
             ],
@@ -223,7 +241,7 @@ class Ledger:
         self._settle({index: EntryStatus.REFUNDED})
         return EntryRefund(
             player=player,
-            refund=entry.buy_in + entry.fee - charge,
+            refund=entry.buy_in + entry.bounty + entry.fee - charge,
             charge=charge,
             postings=postings,
         )
@@ -236,6 +254,7 @@ class Ledger:
             if entry.status is EntryStatus.PAID:
                 account = player_account(entry.player)
                 moves.append((entry.player, POOL, account, entry.buy_in, Reason.CANCEL_BUY_IN))
+                moves.append((entry.player, BOUNTIES, account, entry.bounty, Reason.CANCEL_BOUNTY))
                 moves.append((entry.player, OPERATOR, account, entry.fee, Reason.CANCEL_FEE))
                 settled[index] = EntryStatus.REFUNDED
         postings = self._commit(moves, now)
@@ -247,6 +266,15 @@ class Ledger:
         account = self._account(player)
         _cents(amount, "a prize")
         postings = self._commit([(player, POOL, account, amount, Reason.PRIZE)], now)
+        return postings[0] if postings else None
+
+    def pay_bounty(self, player: str, amount: int, *, won: bool, now: float) -> Posting | None:
+        """KO-5: the bounties pay `amount` to the player, `won` by eliminating (KO-3) or
+        returned to him as its holder (None for 0: nothing moves)."""
+        account = self._account(player)
+        _cents(amount, "a bounty")
+        reason = Reason.BOUNTY_WON if won else Reason.BOUNTY_RETURNED
+        postings = self._commit([(player, BOUNTIES, account, amount, reason)], now)
         return postings[0] if postings else None
 
     def roll_forward(
@@ -322,6 +350,7 @@ class Ledger:
                 buy_in=entry.buy_in,
                 fee=entry.fee,
                 status=status,
+                bounty=entry.bounty,
             )
 
     def _commit(self, moves: Iterable[_Move], now: float) -> tuple[Posting, ...]:

@@ -15,6 +15,7 @@ from typing import Literal
 from orchestrator.core.events import LedgerPosted
 
 __all__ = [
+    "BOUNTIES",
     "OPERATOR",
     "POOL",
     "Account",
@@ -34,7 +35,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True, order=True)
 class Account:
-    kind: Literal["player", "pool", "operator"]
+    kind: Literal["player", "pool", "operator", "bounties"]
     player: str = ""
 
     def __str__(self) -> str:
@@ -43,6 +44,7 @@ class Account:
 
 POOL = Account("pool")
 OPERATOR = Account("operator")
+BOUNTIES = Account("bounties")  # KO-5: the bounty part of every entry, apart from the pool
 
 
 def player_account(player: str) -> Account:
@@ -63,6 +65,11 @@ class Reason(StrEnum):
     ROLL_FORWARD_FEE = "roll_forward_fee"
     ROLL_FORWARD_EQUAL = "roll_forward_equal"
     ROLL_FORWARD_CHIPS = "roll_forward_chips"
+    BOUNTY = "bounty"
+    REFUND_BOUNTY = "refund_bounty"
+    CANCEL_BOUNTY = "cancel_bounty"
+    BOUNTY_WON = "bounty_won"
+    BOUNTY_RETURNED = "bounty_returned"
 
     @property
     def rule(self) -> str:
@@ -81,6 +88,11 @@ _RULES = {
     Reason.ROLL_FORWARD_FEE: "CRASH-2",
     Reason.ROLL_FORWARD_EQUAL: "CRASH-2",
     Reason.ROLL_FORWARD_CHIPS: "CRASH-2",
+    Reason.BOUNTY: "KO-1",  # the bounty part of an entry
+    Reason.REFUND_BOUNTY: "REG-2",
+    Reason.CANCEL_BOUNTY: "CRASH-1",
+    Reason.BOUNTY_WON: "KO-3",  # to the eliminator(s), by the KO-1, KO-2 or KO-4 amount
+    Reason.BOUNTY_RETURNED: "KO-5",  # a bounty nobody won, to the player holding it
 }
 
 
@@ -123,6 +135,7 @@ class EntryPaid:
     buy_in: int
     fee: int
     status: EntryStatus = EntryStatus.PAID
+    bounty: int = 0  # KO-5: the entry's bounty part, held apart from the pool
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -9,7 +9,11 @@ from typing import ClassVar
 from orchestrator.core.event_base import Event
 
 __all__ = [
+    "BountyReturned",
+    "BountyWon",
     "LedgerPosted",
+    "MysteryBountiesCommitted",
+    "MysteryBountiesRevealed",
     "PenaltyGiven",
     "PlayerDisqualified",
     "PlayerRegistered",
@@ -49,7 +53,8 @@ class RegistrationClosed(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerRegistered(Event):
     """REG-1: `entry` is 1 for the first entry, 2.. for re-entries; `buy_in` went to the prize
-    pool, `fee` to the operator."""
+    pool (in a knockout, the rest of the entry's buy-in went to the bounties: its
+    `ledger_posted`), `fee` to the operator."""
 
     EVENT_TYPE: ClassVar[str] = "player_registered"
     player: str
@@ -115,6 +120,53 @@ class RankingUpdated(Event):
     before: int
     after: int
     level: str
+
+
+# --- bounties (KO-1..KO-5) ----------------------------------------------------------------
+# Each cent paid is also a `ledger_posted` from the `bounties` account, right after.
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BountyWon(Event):
+    """KO-3: `player` won (his share of) `eliminated`'s bounty: `cash` cents paid now (KO-1,
+    KO-2's cash part, KO-4's drawn amount) and `added` cents to his own bounty (KO-2)."""
+
+    EVENT_TYPE: ClassVar[str] = "bounty_won"
+    player: str
+    eliminated: str
+    cash: int
+    added: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BountyReturned(Event):
+    """KO-5: a bounty nobody won goes to the player holding it: the winner's own (KO-2), or,
+    at a cancellation (CRASH-2), each player still in gets his own back (a mystery bounty's
+    amounts not drawn: shared by the players still in)."""
+
+    EVENT_TYPE: ClassVar[str] = "bounty_returned"
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MysteryBountiesCommitted(Event):
+    """KO-4 at the start: the published amounts (sorted, cents) and the SHA-256 commitment
+    (hex) of the order they are drawn in, under a secret salt."""
+
+    EVENT_TYPE: ClassVar[str] = "mystery_bounties_committed"
+    amounts: tuple[int, ...]
+    commitment: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MysteryBountiesRevealed(Event):
+    """KO-4 at the end: the order committed at the start and its salt (hex), so anyone can
+    check the commitment and every draw."""
+
+    EVENT_TYPE: ClassVar[str] = "mystery_bounties_revealed"
+    order: tuple[int, ...]
+    salt: str
 
 
 # --- judges and sanctions (SAN-*) ---------------------------------------------------------

@@ -32,6 +32,7 @@ from orchestrator.core.events import (
     TableOpened,
 )
 from orchestrator.core.ledger import Ledger
+from orchestrator.core.ledger_records import Reason
 from orchestrator.core.pace import Pace
 from orchestrator.core.payouts import prize_table
 from orchestrator.core.places import Busted, button_distances, place_eliminated
@@ -69,7 +70,7 @@ class Play:
 
     @property
     def prize_pool(self) -> int:
-        return self.entries * self.config.buy_in
+        return self.entries * self.config.prize_buy_in
 
     def prizes(self) -> list[int]:
         """Prize by place (index 0 is first), from the configured or the default table."""
@@ -145,6 +146,10 @@ class Play:
         prizes = self.prizes()
         ordered = sorted(self.places.items(), key=lambda item: item[1])
         ledger = self.registration.ledger
+        bounties: dict[str, int] = {}  # KO-5: the bounty cash each player received
+        for posting in ledger.postings:
+            if posting.reason in (Reason.BOUNTY_WON, Reason.BOUNTY_RETURNED):
+                bounties[posting.player] = bounties.get(posting.player, 0) + posting.amount
         return {
             "tournament": tournament,
             "players": self.entries,
@@ -153,12 +158,14 @@ class Play:
             "seconds": 0.0,
             "places": [
                 {"place": place, "player": player, "prize": _prize(prizes, place)}
+                | ({"bounties": bounties.get(player, 0)} if self.config.knockout else {})
                 for player, place in ordered
             ],
             "ledger": {
                 "entries": self.entries,
                 "prize_pool_left": ledger.pool,
                 "commission": ledger.operator,
+                "bounties_left": ledger.bounties,
                 "postings": len(ledger.postings),
             },
         }
@@ -263,8 +270,9 @@ def open_registration(
     `players` pays his entry."""
     rules = RegistrationRules(
         tournament=tournament_id,
-        buy_in=config.buy_in,
+        buy_in=config.prize_buy_in,
         fee=config.fee,
+        bounty=config.bounty,
         late_registration_levels=config.late_registration_levels,
         reentries=config.reentries,
         max_entries=config.max_entries,

@@ -97,12 +97,14 @@ _TRANSITIONS: dict[RegistrationState, frozenset[RegistrationState]] = {
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RegistrationRules:
-    """A tournament's registration terms; amounts in cents (as `buy_in` and `fee` in the
-    config: the buy-in to the prize pool, the fee to the operator)."""
+    """A tournament's registration terms; amounts in cents: the buy-in to the prize pool, the
+    bounty to the bounties (KO-5; the config's `buy_in` holds both) and the fee to the
+    operator."""
 
     tournament: str
     buy_in: int = 0
     fee: int = 0
+    bounty: int = 0
     max_entries: int | None = None
     min_entries: int = 2
     late_registration_levels: int = 0
@@ -111,7 +113,8 @@ class RegistrationRules:
     skill_range: SkillRange | None = None
 
     def __post_init__(self) -> None:
-        for name in ("buy_in", "fee", "late_registration_levels", "reentries", "min_entries"):
+        numbers = ("buy_in", "fee", "bounty", "late_registration_levels", "reentries")
+        for name in (*numbers, "min_entries"):
             value = getattr(self, name)
             if type(value) is not int or value < 0:
                 raise ConfigError(f"{name} must be a whole number >= 0, not {value!r}")
@@ -121,6 +124,11 @@ class RegistrationRules:
             raise ConfigError(f"max_entries must be >= min_entries, not {self.max_entries!r}")
         if type(self.cancellation_bp) is not int or not 0 <= self.cancellation_bp <= BASIS_POINTS:
             raise ConfigError(f"cancellation_bp must be 0..{BASIS_POINTS} basis points")
+
+    @property
+    def price(self) -> int:
+        """What one entry costs the player (REG-1)."""
+        return self.buy_in + self.bounty + self.fee
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,7 +341,7 @@ class Registration:
                 f"SKILL-2: {player}'s ranking {ranking} is outside {allowed} "
                 f"({skill_level(ranking).label})"
             )
-        price = self.rules.buy_in + self.rules.fee
+        price = self.rules.price
         if self.ledger.balance_of(player) < price:
             raise InsufficientFundsError(
                 f"REG-1: {player} has {self.ledger.balance_of(player)}, the entry is {price}"
@@ -349,13 +357,19 @@ class Registration:
     def register(self, player: str, *, now: float) -> tuple[Event, ...]:
         """REG-1: take the player's entry (or re-entry) and debit the ledger."""
         self.verify_register(player)
-        postings = self.ledger.entry(player, buy_in=self.rules.buy_in, fee=self.rules.fee, now=now)
+        rules = self.rules
+        postings = self.ledger.entry(
+            player, buy_in=rules.buy_in, fee=rules.fee, bounty=rules.bounty, now=now
+        )
         before = self._book.registrants.get(player)
         entries = 1 if before is None else before.entries + 1
         self._book.registrants[player] = Registrant(player, entries, in_play=True)
         return (
             PlayerRegistered(
-                player=player, entry=entries, buy_in=self.rules.buy_in, fee=self.rules.fee
+                player=player,
+                entry=entries,
+                buy_in=rules.buy_in,
+                fee=rules.fee,
             ),
             *(posting_event(p) for p in postings),
         )

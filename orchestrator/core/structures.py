@@ -11,6 +11,8 @@ at fixed points, and each answers for its own rules; the defaults here do nothin
   their seats as qualifiers, or leave them to enter again); `holds_places`: the first
   structure that holds places now takes the really out, to place them later; else they are
   placed at once (ELIM-1).
+- STEP 3 `knocked_out`: the bounties on the players the hand knocked out, and on those
+  disqualified at this boundary (KO-1..KO-5: the report's pots say who won them).
 - STEP 4 `settle`, then `finish`: one player is left: everyone still waiting for a place gets
   it, then the structures end. `settle` also runs when the tournament is cancelled (CRASH-2).
 - STEP 5 `boundary`: the table's boundary: balancing, closing, or the end of a phase.
@@ -32,7 +34,7 @@ from typing import Protocol
 from orchestrator.core.events import Event, FinalTable
 from orchestrator.core.places import Busted
 from orchestrator.core.play import Play
-from table_worker.protocol import Blinds
+from table_worker.protocol import Blinds, HandPlayer, HandReport
 
 __all__ = ["Boundary", "Busts", "Seating", "Structure", "final_table"]
 
@@ -67,6 +69,15 @@ class Structure(Protocol):
         self, play: Play, out: Sequence[Busted], *, button: int, table: int, hand: int
     ) -> bool:
         return False
+
+    def knocked_out(
+        self,
+        play: Play,
+        report: HandReport,
+        out: Sequence[Busted],
+        removed: Sequence[HandPlayer],
+    ) -> list[Event]:
+        return []
 
     def settle(self, play: Play) -> list[Event]:
         return []

@@ -65,8 +65,11 @@ class TableState:
         )
         return self.issued
 
-    def verify_report(self, report: HandReport) -> NextHand:
-        """The hand the report is of; `ReportError` for a report untrue to it."""
+    def verify_report(self, report: HandReport, *, pots: bool = False) -> NextHand:
+        """The hand the report is of; `ReportError` for a report untrue to it. Its pots, when
+        it has any (or when `pots` requires them: a knockout decides its bounties from them,
+        KO-3), must be the hand's: winners among the players eligible, their chips adding up
+        to each pot, and every busted player eligible for one."""
         issued = self.issued
         if issued is not None and report.hand == issued.hand and not self.in_hand:
             # CRASH-1: `table_lost` voided it; a call Ray retried can still bring its report
@@ -93,4 +96,19 @@ class TableState:
             )
         if any(p.end < 0 for p in report.players):
             raise ReportError(f"table {report.table} hand {report.hand}: a negative stack")
+        if pots or report.pots:
+            _verify_pots(report)
         return issued
+
+
+def _verify_pots(report: HandReport) -> None:
+    where = f"table {report.table} hand {report.hand}"
+    seats = {p.seat for p in report.players}
+    for pot in report.pots:
+        won = dict(pot.winners)
+        if not set(won) <= set(pot.eligible) <= seats or sum(won.values()) != pot.amount:
+            raise ReportError(f"{where}: a pot of {pot.amount} is not shared among its players")
+    claims = {seat for pot in report.pots for seat in pot.eligible}
+    for p in report.players:
+        if p.end == 0 and p.seat not in claims:
+            raise ReportError(f"KO-3: {where} busted {p.player}, but reports no pot he was in")

@@ -9,10 +9,10 @@ refused one raises before it changes anything. The same config, seed and steps g
 decisions, so the log replays to the same tournament (`core.replay`). Tables play in step
 (START-1, START-2, HALT-1: `core.pace`).
 
-The structures (the seating, rebuys, hand-for-hand, late entry) keep their own state behind
-one protocol (`core.structures`), which `apply_hand` calls in numbered steps; what they share
-is the `Play` (`core.play`). The caller brings the money: `start` opens every player's account
-with the deposit it is given (the bots' come from `shell.simulation`).
+The structures (the seating, rebuys, hand-for-hand, late entry, bounties) keep their own
+state behind one protocol (`core.structures`), which `apply_hand` calls in numbered steps;
+what they share is the `Play` (`core.play`). The caller brings the money: `start` opens every
+player's account with the deposit it is given (the bots' come from `shell.simulation`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from orchestrator.core.bounties import Bounties
 from orchestrator.core.clock import LevelClock
 from orchestrator.core.config import BlindLevel, TournamentConfig
 from orchestrator.core.directives import Directive, OpenTable, StartSideEvent, Step
@@ -110,13 +111,14 @@ class Tournament(TournamentQueries):
         play.clock.hold(at=now)  # START-1: the level starts when play does
         rebuys = Rebuys(config.rebuy) if config.rebuy is not None else None
         hand_for_hand = HandForHand(config, seating) if config.hand_for_hand else None
+        ko = Bounties.of(config.knockout, config.max_per_table, rng) if config.knockout else None
         tournament = cls(
             config=config,
             tournament_id=tournament_id,
             started_at=now,
             play=play,
             seating=seating,
-            structures=tuple(s for s in (seating, rebuys, hand_for_hand, late) if s is not None),
+            structures=tuple(s for s in (seating, rebuys, hand_for_hand, late, ko) if s),
             rebuys=rebuys,
             late=late,
         )
@@ -131,6 +133,7 @@ class Tournament(TournamentQueries):
                 policy=config.policy,
                 starting_stack=config.starting_stack,
             ),
+            *(ko.committed() if ko else ()),  # KO-4: the mystery order's commitment
             LevelStarted(level=1, **_level_fields(blind_level(config, 1))),
             *seating.opening(play, rng),
         ]
@@ -305,7 +308,7 @@ class Tournament(TournamentQueries):
             return self._step([TablePolled(table=report.table)], self._close(report.table))
         if report.hand == state.last_hand and state.last_directive is not None:
             return self._step([], state.last_directive)
-        issued = state.verify_report(report)
+        issued = state.verify_report(report, pots=self.config.knockout is not None)
         play, table, button, hand = self.play, report.table, report.button, report.hand
         # STEP 1: record the hand and the stacks it ended with.
         events: list[Event] = [
@@ -315,6 +318,7 @@ class Tournament(TournamentQueries):
                 button=button,
                 players=report.players,
                 **report.timing.fields(),
+                pots=report.pots,
             )
         ]
         self.hands += 1
@@ -353,6 +357,8 @@ class Tournament(TournamentQueries):
             events += play.place(busts.out, button=button, table=table, hand=hand)
         for p in removed:
             events += play.disqualified(p, button=button, table=table, hand=hand)
+        for structure in self.structures:  # KO-1..KO-5: the bounties on them
+            events += structure.knocked_out(play, report, busts.out + busts.back, removed)
         for p in report.players:  # SAN-2 penalties count down the hands sat out
             if p.seat in issued.sitting_out:
                 play.discipline.sat_out(p.player)

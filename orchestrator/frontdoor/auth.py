@@ -57,7 +57,7 @@ def load_operator_credential(file: str | None, environ: Mapping[str, str] = os.e
     if file is not None:
         try:
             text = Path(file).read_text(encoding="utf-8").strip().splitlines()
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
             raise InvalidRequest(f"cannot read the operator credential {file}: {exc}") from exc
         credential = text[0].strip() if text else ""
         source = file

@@ -21,13 +21,21 @@ import re
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orchestrator.core import codec
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.config_toml import config_from_text
+from orchestrator.core.events import (
+    Event,
+    EventRecord,
+    PlayerEliminated,
+    TournamentCancelled,
+    TournamentFinished,
+)
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules
@@ -49,6 +57,7 @@ from orchestrator.shell.orchestrators import OrchestratorHandle
 from orchestrator.shell.store import Store
 from orchestrator.shell.tables import publish_gateway
 from orchestrator.views.metrics import TournamentMetrics
+from orchestrator.views.read_model import ReadModel
 
 __all__ = ["Desk", "DeskSettings", "Entry"]
 
@@ -59,6 +68,9 @@ PLAYER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 MAX_CONFIG_BYTES = 64 * 1024
 EVENT_POLL_SECONDS = 0.2
 LOG_SUFFIX = ".frontdoor"
+# The version of the desk's own records (DESIGN.md "Stores": every stored record carries one);
+# release 1 wrote none, which reads as 1.
+DESK_RECORD_VERSION = 1
 HOST = f"{socket.gethostname()}:{os.getpid()}"  # who took a rescheduled tournament over
 
 
@@ -86,7 +98,8 @@ class Entry:
     tokens: dict[str, str] = field(default_factory=dict)  # token digest -> player
     seated: tuple[str, ...] = ()
     orchestrator: OrchestratorHandle | None = None  # once started
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[EventRecord] = field(default_factory=list)  # its log, as watchers get it
+    model: ReadModel = field(default_factory=ReadModel)  # the log read (views.read_model)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     follower: asyncio.Task[None] | None = None
     logged: int = 0  # records in its store log
@@ -96,8 +109,9 @@ class Entry:
 def _rules(config: TournamentConfig, tournament_id: str) -> RegistrationRules:
     return RegistrationRules(
         tournament=tournament_id,
-        buy_in=config.buy_in,
+        buy_in=config.prize_buy_in,
         fee=config.fee,
+        bounty=config.bounty,
         late_registration_levels=0,  # registration through the front door closes at the start
         reentries=0,
         max_entries=config.max_entries,
@@ -257,10 +271,7 @@ class Desk:
             now = self._clock()
             with _translated():
                 events = entry.registration.cancel(reason, now=now)
-            entry.events += [  # the refunds (CRASH-1), for watchers
-                {"seq": len(entry.events) + k, "ts": now, "type": e.EVENT_TYPE, **e.fields()}
-                for k, e in enumerate(events, start=1)
-            ]
+            self._took(entry, _records(events, after=len(entry.events), ts=now))  # CRASH-1
         else:
             await self._control(entry, "cancel", reason)
         self._persist(entry, {"type": "cancelled", "reason": reason})
@@ -374,10 +385,7 @@ class Desk:
         reason = f"could not be rescheduled after its host was lost ({error})"
         now = self._clock()
         events = entry.registration.cancel(reason, now=now)
-        entry.events += [
-            {"seq": len(entry.events) + k, "ts": now, "type": e.EVENT_TYPE, **e.fields()}
-            for k, e in enumerate(events, start=1)
-        ]
+        self._took(entry, _records(events, after=len(entry.events), ts=now))
         for player in set(entry.tokens.values()):
             self._revoke(entry, player)
         entry.state = "cancelled"
@@ -468,10 +476,26 @@ class Desk:
         try:
             if entry.logged == 0:
                 self._store.register(stream, {"tournament": entry.tournament_id})
-            self._store.append(stream, [{"seq": entry.logged + 1, "ts": self._clock(), **record}])
+            stored = {"seq": entry.logged + 1, "ts": self._clock(), "v": DESK_RECORD_VERSION}
+            self._store.append(stream, [{**stored, **record}])
         except StoreError as exc:
             raise refusal(exc, "the store refused") from exc
         entry.logged += 1
+
+    def _took(self, entry: Entry, records: list[EventRecord]) -> None:
+        """The tournament's next records: kept for watchers, folded into its read model, and
+        told to the players they place."""
+        for record in records:
+            read = entry.model.apply_record(record)
+            match None if read is None else read.event:
+                case PlayerEliminated(player=player, place=place):
+                    self._hub.finished(entry.tournament_id, player, place, "out")
+                case TournamentFinished(winner=winner):
+                    self._hub.finished(entry.tournament_id, winner, 1, "winner")
+                    entry.state = "finished"
+                case TournamentCancelled():
+                    entry.state = "cancelled"
+        entry.events += records
 
     def _running(self, tournament_id: str, state: str) -> Entry:
         entry = self.get(tournament_id)
@@ -543,22 +567,13 @@ class Desk:
         seen = entry.events[-1]["seq"] if entry.events else 0
         while True:
             fresh = await orchestrator.events_since(seen)
-            for event in fresh:
-                kind = event["type"]
-                if kind == "player_eliminated":
-                    self._hub.finished(entry.tournament_id, event["player"], event["place"], "out")
-                elif kind == "tournament_finished":
-                    self._hub.finished(entry.tournament_id, event["winner"], 1, "winner")
-                    entry.state = "finished"
-                elif kind == "tournament_cancelled":
-                    entry.state = "cancelled"
+            self._took(entry, fresh)
             if self._metrics is not None:  # the tournament metrics (orchestrator.views.metrics)
                 self._metrics.follow(entry.tournament_id, fresh)
                 timings = await orchestrator.timings_since_last_call()
                 self._metrics.observe_timings(entry.tournament_id, timings)
             if fresh:
                 seen = fresh[-1]["seq"]
-                entry.events += fresh
                 async with entry.changed:
                     entry.changed.notify_all()
             if entry.state in ("finished", "cancelled") and not fresh:
@@ -579,6 +594,11 @@ class Desk:
             await asyncio.to_thread(export_run, self._store, stream, out)
         except (StoreError, OSError) as exc:
             log.error("%s: its files were not exported to %s: %s", entry.tournament_id, out, exc)
+
+
+def _records(events: Sequence[Event], *, after: int, ts: float) -> list[EventRecord]:
+    """Events decided here (registration's), as the log records them."""
+    return [codec.record(e, seq=after + k, ts=ts) for k, e in enumerate(events, start=1)]
 
 
 @contextlib.contextmanager

@@ -26,6 +26,11 @@ errors (Ray's) were turned into the package's before (`orchestrator.shell.errors
     StoreError, any other RemoteError           NotAvailable (the store, an actor gone)
     any other OrchestratorError                 WrongState (registration, the ledger, a pause
                                                 of a paused tournament, ...)
+
+A client (`orchestrator.frontdoor.client`, `mtt ctl`) turns a refused call's status back into
+the same class by `from_status(code, details)`; a status no class carries (INTERNAL, UNKNOWN,
+a transport's DEADLINE_EXCEEDED) is a plain FrontDoorError, and an unreachable server is
+NotAvailable.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ __all__ = [
     "RateLimited",
     "Unauthenticated",
     "WrongState",
+    "from_status",
     "refusal",
 ]
 
@@ -108,3 +114,24 @@ def refusal(exc: Exception, what: str = "") -> FrontDoorError:
         if isinstance(exc, kind):
             return ours(message)
     return FrontDoorError(message)
+
+
+_BY_CODE: dict[grpc.StatusCode, type[FrontDoorError]] = {
+    kind.code: kind
+    for kind in (
+        Unauthenticated,
+        PermissionDenied,
+        NotFound,
+        InvalidRequest,
+        WrongState,
+        RateLimited,
+        NotAvailable,
+    )
+}
+
+
+def from_status(code: grpc.StatusCode, details: str) -> FrontDoorError:
+    """The front door's error for a status a call ended with, its message
+    `CODE_NAME: details` (the server's own words)."""
+    kind = _BY_CODE.get(code, FrontDoorError)
+    return kind(f"{code.name}: {details}" if details else code.name)

@@ -33,7 +33,7 @@ from orchestrator.frontdoor.errors import (
 )
 from table_worker._proto import gateway_pb2 as gw
 
-__all__ = ["Connection", "PlayerHub", "check_action"]
+__all__ = ["Connection", "PlayerHub", "Presence", "check_action"]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +80,15 @@ class Connection:
             return False
         self.tokens -= 1
         return True
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """A player as the hub sees them (the operators' `ListPlayers`)."""
+
+    connected: bool
+    out: str | None  # None: in play; else why Out (OUT-1..OUT-3)
+    table: int  # the table of their latest hand; 0 before the first
 
 
 @dataclass(eq=False)
@@ -152,6 +161,14 @@ class PlayerHub:
 
     def is_out(self, tournament: str, player: str) -> str | None:
         return self._players[(tournament, player)].out
+
+    def presence(self, tournament: str, player: str) -> Presence:
+        """Whether the player's stream is open, why they are Out (None: in) and their table;
+        a player the hub does not hold (unregistered) is not connected, Out `not_connected`."""
+        state = self._players.get((tournament, player))
+        if state is None:
+            return Presence(connected=False, out="not_connected", table=0)
+        return Presence(connected=state.connection is not None, out=state.out, table=state.table)
 
     def connect(self, tournament: str, player: str) -> Connection:
         """A new stream for the player; an older one is closed (one stream per player)."""

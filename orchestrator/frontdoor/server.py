@@ -230,6 +230,7 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
     ) -> AsyncIterator[pb.EventRecord]:
         try:
             self._auth.operator(context)
+            self._desk.get(request.tournament_id)  # NOT_FOUND now: the generator starts later
             records = self._desk.watch(request.tournament_id, request.after_seq)
         except FrontDoorError as exc:
             await _refuse(context, exc)
@@ -248,9 +249,28 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
             tournament_id=entry.tournament_id,
             state=entry.state,
             players_left=sum(1 for r in rows if r["place"] == 0),
-            hands=sum(1 for e in entry.events if e["type"] == "hand_finished"),
+            hands=entry.model.hands,
             standings=[pb.Standing(**row) for row in rows],
         )
+
+    async def ListPlayers(self, request: pb.TournamentRef, context: Context) -> pb.PlayerList:
+        try:
+            self._auth.operator(context)
+            entry, rows = await self._desk.standings(request.tournament_id)
+        except FrontDoorError as exc:
+            await _refuse(context, exc)
+        players = []
+        for row in sorted(rows, key=lambda r: r["player"]):
+            presence = self._hub.presence(entry.tournament_id, row["player"])
+            players.append(
+                pb.PlayerStatus(
+                    connected=presence.connected,
+                    out=presence.out or "",
+                    table=presence.table,
+                    **row,
+                )
+            )
+        return pb.PlayerList(tournament_id=entry.tournament_id, state=entry.state, players=players)
 
 
 class PlayerServicer(pb_grpc.PlayerServiceServicer):

@@ -1,8 +1,9 @@
 """CRASH-2 by hand, for a tournament whose orchestrator cannot run any more.
 
 `mtt cancel --store URL` takes the tournament's ownership lease (refused while a live
-orchestrator holds it: cancel through it then), rebuilds the core from the store's snapshot and
-log tail exactly as a restarted orchestrator would (`recovery.rebuild`), cancels it: hands in
+orchestrator holds it: cancel through it then), rebuilds the core from the store's log (its
+snapshot and the log's tail, or the log alone) exactly as a restarted orchestrator would
+(`shell.recovery`), cancels it: hands in
 progress voided, prizes already won paid, everyone still in rolled forward through the ledger,
 and appends that step to the store's log; when the run's folder is on this machine it exports
 the run there again (`export.export_run`: events.jsonl, hands, results.json). A later restart
@@ -17,7 +18,7 @@ from typing import Any
 
 from orchestrator.errors import TournamentStateError, UnknownTournament
 from orchestrator.shell.eventlog import EventLog, event_time
-from orchestrator.shell.export import export_run, rebuild_from_store
+from orchestrator.shell.export import export_run, read_log, rebuild_run
 from orchestrator.shell.store import Store
 
 __all__ = ["Cancelled", "cancel_in_store", "find_stream"]
@@ -58,7 +59,7 @@ def cancel_in_store(store: Store, stream: str, reason: str, *, now: float) -> Ca
             "the live view), or wait until its lease expires"
         )
     try:
-        tournament = rebuild_from_store(store, stream)
+        tournament = rebuild_run(store, stream, read_log(store, stream))
         ts = event_time(now)
         step = tournament.cancel(reason, now=ts)
         log = EventLog(store, stream)

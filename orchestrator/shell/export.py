@@ -14,7 +14,7 @@ the store cannot read (a corrupted or truncated SQLite file), naming the stream 
   the table wrote), only those of the `hand_finished` records written (a voided hand has none);
   an empty file for a table that opened and dealt no hand;
 - `results.json`, once the tournament has finished or been cancelled: from the core rebuilt
-  from the store (snapshot + tail), as a restarted orchestrator rebuilds it;
+  from the store (snapshot + tail, or the log alone), as a restarted orchestrator rebuilds it;
 - `side-events/N/`: each side event the log started (RB-6), from its own stream of the run.
 
 Each file is written whole under a temporary name and renamed into place, so a reader sees the
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestrator.core.events import EventRecord
-from orchestrator.core.replay import load_snapshot, rebuild
+from orchestrator.core.replay import opening
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import (
     FolderInUse,
@@ -42,6 +42,7 @@ from orchestrator.errors import (
     StoreUnavailable,
     UnknownTournament,
 )
+from orchestrator.shell.recovery import rebuild_from_store
 from orchestrator.shell.store import Store, StoredHand, open_store
 
 __all__ = [
@@ -55,7 +56,6 @@ __all__ = [
     "open_existing_store",
     "read_hands",
     "read_log",
-    "rebuild_from_store",
     "rebuild_run",
     "side_event_id",
     "side_streams",
@@ -144,36 +144,12 @@ def _read_up_to_the_break(store: Store, stream: str, first: int) -> list[EventRe
 
 def rebuild_run(store: Store, stream: str, records: Sequence[EventRecord]) -> Tournament:
     """The core after the last of `records` (the whole log, as `read_log` gives it), rebuilt
-    from the stored opening or latest snapshot and the tail after it, as a restarted
-    orchestrator rebuilds it (`core.replay`). `RecoveryError` names the stream and the seq."""
-    meta = store.meta(stream)
-    try:
-        found = store.load_snapshot(stream)
-    except (StoreUnavailable, StoreCorrupted):
-        raise
-    except StoreError as exc:  # sqlite3: "database disk image is malformed", ...
-        raise StoreCorrupted(stream, None, f"its snapshot cannot be read: {exc}") from exc
-    if found is None or "seed" not in meta:
-        raise RecoveryError(f"{stream}: no opening snapshot to rebuild the tournament from")
-    after, state = found
-    last = records[-1]["seq"] if records else 0
-    if after > last:
-        raise StoreCorrupted(
-            stream, last + 1, f"the log ends at seq {last} but its snapshot is at seq {after}"
-        )
-    try:
-        base = load_snapshot(state)
-        return rebuild(
-            base.config,
-            [],
-            deposits={},  # the start is in the snapshot
-            tournament_id=base.tournament_id,
-            seed=int(meta["seed"]),
-            records=records[after:],  # seqs are 1, 2, 3, ...: the tail after the snapshot
-            base=(after, base),
-        )
-    except RecoveryError as exc:
-        raise RecoveryError(f"{stream}: {exc}") from exc
+    as a restarted orchestrator rebuilds it (`shell.recovery`). `RecoveryError` names the
+    stream and the seq."""
+    rebuilt = rebuild_from_store(store, stream, records=records)
+    if rebuilt is None:
+        raise RecoveryError(f"{stream}: its log is empty, nothing to rebuild")
+    return rebuilt.tournament
 
 
 def side_streams(stream: str, records: Sequence[EventRecord]) -> dict[int, str]:
@@ -336,9 +312,9 @@ def export_run(store: Store, stream: str, folder: Path, *, force: bool = False) 
 
 
 def _rebuilt(store: Store, stream: str, records: Sequence[EventRecord]) -> Tournament | None:
-    """The core the log leaves, or None for a log nothing registered or snapshotted (a bare
-    log has no config to rebuild with: its events and hands are still exported)."""
-    if stream not in store.tournaments() or store.load_snapshot(stream) is None:
+    """The core the log leaves, or None for a log without its opening record (a bare log has
+    no config to rebuild with: its events and hands are still exported)."""
+    if opening(records[:1]) is None:
         return None
     return rebuild_run(store, stream, records)
 
@@ -369,8 +345,3 @@ def temporary_export(url: str, tournament: str) -> Iterator[Exported]:
             yield export_run(store, stream, Path(folder), force=True)
     finally:
         store.close()
-
-
-def rebuild_from_store(store: Store, stream: str) -> Tournament:
-    """The core as the store's whole log leaves it (`read_log`, `rebuild_run`)."""
-    return rebuild_run(store, stream, read_log(store, stream))

@@ -25,13 +25,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from orchestrator.core.bounties import eliminators_pot
 from orchestrator.core.events import EventRecord
 from orchestrator.core.replay import SHELL_EVENTS, STEP_EVENTS
-from orchestrator.errors import UnreadableRun
+from orchestrator.core.typed_json import from_json
+from orchestrator.errors import RecordError, UnreadableRun
 from rng_service.commit import verify_commitment
 from table_worker.cards import cards_text, parse_cards, validate_deck
 from table_worker.errors import InvalidDeck
 from table_worker.oracle import replay_phhs
+from table_worker.protocol import HandPot
 
 __all__ = [
     "AuditReport",
@@ -193,6 +196,8 @@ _FIELDS: dict[str, dict[str, Kind]] = {
     "prize_awarded": {"player": str, "place": int, "amount": int},
     "player_registered": {"player": str, "buy_in": int, "fee": int},
     "ledger_posted": {"source": str, "target": str, "amount": int},
+    "bounty_won": {"player": str, "eliminated": str, "cash": int},
+    "bounty_returned": {"player": str, "amount": int},
     "side_event_started": {"event": int},
     "roll_forward_paid": {"player": str, "chips": int, "equal_share": int, "chip_share": int},
     "refund": {"player": str, "amount": int},
@@ -599,6 +604,53 @@ def _money(
                 f"at {balance['operator']} ({fees} expected), net {sum(balance.values())}",
             )
         )
+    return v + _bounty_money(log, balance["bounties"])
+
+
+def _bounty_money(log: Sequence[EventRecord], left: int) -> list[Violation]:
+    """KO-5: the bounty money paid in leaves the `bounties` account to the cent, and every cent
+    paid out is a `bounty_won` or `bounty_returned` (refunded entries aside)."""
+    v: list[Violation] = []
+    if left:
+        v.append(Violation("KO-5", "events.jsonl", f"the bounties still hold {left} cents"))
+    paid = sum(e["cash"] for e in log if e["type"] == "bounty_won")
+    paid += sum(e["amount"] for e in log if e["type"] == "bounty_returned")
+    posted = sum(
+        e["amount"]
+        for e in log
+        if e["type"] == "ledger_posted" and e.get("reason") in ("bounty_won", "bounty_returned")
+    )
+    if paid != posted:
+        v.append(
+            Violation("KO-5", "events.jsonl", f"bounties of {paid} cents, postings of {posted}")
+        )
+    return v + _eliminators(log)
+
+
+def _eliminators(log: Sequence[EventRecord]) -> list[Violation]:
+    """KO-3: whoever a `bounty_won` names won chips of the smallest pot (fewest players
+    eligible) the eliminated player was in, in the hand that caused it."""
+    v: list[Violation] = []
+    hands = {e["seq"]: e for e in log if e["type"] == "hand_finished"}
+    for e in log:
+        hand = hands.get(e.get("cause", 0))
+        if e["type"] != "bounty_won" or hand is None:
+            continue
+        seats = {p["player"]: p["seat"] for p in hand["players"]}
+        try:
+            pots = from_json(hand.get("pots", []), tuple[HandPot, ...], _at(hand))
+        except RecordError as exc:
+            v.append(Violation("KO-3", _at(hand), str(exc)))
+            continue
+        smallest = eliminators_pot(seats.get(e["eliminated"], -1), pots)
+        if smallest is None or seats.get(e["player"]) not in dict(smallest.winners):
+            v.append(
+                Violation(
+                    "KO-3",
+                    _at(e),
+                    f"{e['player']} won no share of the smallest pot {e['eliminated']} was in",
+                )
+            )
     return v
 
 
@@ -822,6 +874,21 @@ def audit_results(log: Sequence[EventRecord], results: dict[str, Any]) -> list[V
                         "ELIM-1", _at(e), f"prize for place {e['place']}, not {e['player']}'s"
                     )
                 )
+    bounties: Counter[str] = Counter()  # KO-5: every bounty cent each player received
+    for e in log:
+        if e.get("type") == "bounty_won":
+            bounties[e["player"]] += e["cash"]
+        if e.get("type") == "bounty_returned":
+            bounties[e["player"]] += e["amount"]
+    for r in rows:
+        if "bounties" in r and r["bounties"] != bounties[r["player"]]:
+            v.append(
+                Violation(
+                    "KO-5",
+                    f"results.json place {r['place']}",
+                    f"bounties {r['bounties']}, the log pays {bounties[r['player']]}",
+                )
+            )
     by_log = sorted((place, player) for player, place in places.items())
     by_results = sorted((r["place"], r["player"]) for r in rows)
     if by_log != by_results:

@@ -1,8 +1,9 @@
 """Tournament metrics for Prometheus, fed by the event stream (DESIGN.md "Metrics").
 
-`TournamentMetrics` follows event dicts as `Orchestrator.events_since(seq)` returns them (and
-as events.jsonl holds them) and keeps prometheus-client metrics on the registry it is given,
-one `tournament` label per tournament, so one process can follow several. Nothing here reads
+`TournamentMetrics` follows the log's records as `Orchestrator.events_since(seq)` returns them
+(and as events.jsonl holds them), each tournament's in its read model
+(`orchestrator.views.read_model`), and keeps prometheus-client metrics on the registry it is
+given, one `tournament` label per tournament, so one process can follow several. Nothing here reads
 Ray or a clock: the process that follows the stream (`mtt run --metrics-port`, `mtt serve`)
 feeds it events and the orchestrator's own timings (`Orchestrator.timings_since_last_call`).
 
@@ -17,10 +18,26 @@ Every histogram of a latency has a bucket at its objective (DESIGN.md).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from orchestrator.core.events import (
+    Event,
+    HandFinished,
+    HandVoided,
+    LevelStarted,
+    NodeLost,
+    PlayerEliminated,
+    PlayerMoved,
+    TableRestarted,
+    TournamentCancelled,
+    TournamentFinished,
+    TournamentPaused,
+    TournamentResumed,
+)
+from orchestrator.views.read_model import ReadModel
 
 __all__ = [
     "HAND_REPORT_OBJECTIVE_SECONDS",
@@ -48,16 +65,6 @@ class OrchestratorTimings:
 
     report_seconds: tuple[float, ...] = ()
     decision_seconds: tuple[float, ...] = ()
-
-
-@dataclass(slots=True)
-class _Followed:
-    """What the gauges need to remember of one tournament's stream."""
-
-    seq: int = 0
-    players: set[str] = field(default_factory=set)
-    tables: set[int] = field(default_factory=set)
-    pending_moves: dict[str, int] = field(default_factory=dict)  # player -> target table
 
 
 class TournamentMetrics:
@@ -137,24 +144,26 @@ class TournamentMetrics:
             buckets=_FAST_BUCKETS,
             registry=registry,
         )
-        self._followed: dict[str, _Followed] = {}
+        self._followed: dict[str, ReadModel] = {}
 
     def follow(self, tournament: str, events: Iterable[Mapping[str, Any]]) -> None:
-        """Update the metrics with the tournament's next events; an event already seen (seq
-        at or below the last one followed) is skipped, so overlapping polls count once."""
-        state = self._followed.get(tournament)
-        if state is None:
-            state = self._followed[tournament] = _Followed()
+        """Update the metrics with the tournament's next records; one already seen (seq at or
+        below the last one followed) is skipped, so overlapping polls count once. The gauges
+        are the tournament's read model (`views.read_model`)."""
+        model = self._followed.get(tournament)
+        if model is None:
+            model = self._followed[tournament] = ReadModel()
             self._start_at_zero(tournament)
-        for event in events:
-            seq = int(event["seq"])
-            if seq <= state.seq:
+        for record in events:
+            if int(record["seq"]) <= model.seq:
                 continue
-            state.seq = seq
-            self._apply(tournament, state, event)
-        self.players.labels(tournament).set(len(state.players))
-        self.tables.labels(tournament).set(len(state.tables))
-        self.pending.labels(tournament).set(len(state.pending_moves))
+            self.events.labels(tournament, str(record.get("type"))).inc()
+            read = model.apply_record(record)
+            if read is not None:
+                self._count(tournament, read.event)
+        self.players.labels(tournament).set(model.players_left - len(model.leaving))
+        self.tables.labels(tournament).set(0 if model.winner is not None else len(model.tables))
+        self.pending.labels(tournament).set(len(model.pending_moves))
 
     def _start_at_zero(self, tournament: str) -> None:
         """Export every counter and histogram of a new tournament at zero, so rates, sums and
@@ -170,55 +179,35 @@ class TournamentMetrics:
         for gauge in (self.finished, self.paused, self.cancelled):
             gauge.labels(tournament).set(0)
 
-    def _apply(self, tournament: str, state: _Followed, event: Mapping[str, Any]) -> None:
-        kind = event["type"]
-        self.events.labels(tournament, kind).inc()
-        if kind == "hand_finished":
-            self.hands.labels(tournament).inc()
-            # Fields added for metrics (absent from logs written before them).
-            if "seconds" in event:
-                self.hand_seconds.labels(tournament).observe(event["seconds"])
-            if "deck_wait_seconds" in event:
-                self.deck_wait.labels(tournament).observe(event["deck_wait_seconds"])
-            self.fouled.labels(tournament).inc(event.get("fouled_decks", 0))
-            table = event["table"]
-            for player in event["players"]:
-                if state.pending_moves.get(player["player"]) == table:
-                    del state.pending_moves[player["player"]]
-        elif kind in ("player_seated", "player_reentered"):
-            state.players.add(event["player"])
-        elif kind in ("player_eliminated", "player_disqualified"):
-            state.players.discard(event["player"])
-            state.pending_moves.pop(event["player"], None)
-            if kind == "player_eliminated":
+    def _count(self, tournament: str, event: Event) -> None:
+        """The counters an event moves."""
+        match event:
+            case HandFinished():
+                self.hands.labels(tournament).inc()
+                self.hand_seconds.labels(tournament).observe(event.seconds)
+                self.deck_wait.labels(tournament).observe(event.deck_wait_seconds)
+                self.fouled.labels(tournament).inc(event.fouled_decks)
+            case PlayerEliminated():
                 self.eliminations.labels(tournament).inc()
-        elif kind == "table_opened":
-            state.tables.add(event["table"])
-        elif kind == "table_closed":
-            state.tables.discard(event["table"])
-        elif kind == "player_moved":
-            self.moves.labels(tournament, event["reason"]).inc()
-            state.pending_moves[event["player"]] = event["to_table"]
-        elif kind == "level_started":
-            self.levels.labels(tournament).inc()
-            self.level.labels(tournament).set(event["level"])
-            self.big_blind.labels(tournament).set(event["big_blind"])
-        elif kind == "hand_voided":
-            self.voided.labels(tournament).inc()
-        elif kind == "table_restarted":
-            self.restarts.labels(tournament).inc()
-        elif kind == "node_lost":
-            self.node_losses.labels(tournament).inc()
-        elif kind in ("tournament_paused", "tournament_resumed"):
-            self.paused.labels(tournament).set(kind == "tournament_paused")
-        elif kind == "tournament_cancelled":  # tables close at their boundary: no more seating
-            self.cancelled.labels(tournament).set(1)
-            self.paused.labels(tournament).set(0)
-            state.pending_moves.clear()
-        elif kind == "tournament_finished":
-            self.finished.labels(tournament).set(1)
-            state.tables.clear()
-            state.pending_moves.clear()
+            case PlayerMoved():
+                self.moves.labels(tournament, event.reason).inc()
+            case LevelStarted():
+                self.levels.labels(tournament).inc()
+                self.level.labels(tournament).set(event.level)
+                self.big_blind.labels(tournament).set(event.big_blind)
+            case HandVoided():
+                self.voided.labels(tournament).inc()
+            case TableRestarted():
+                self.restarts.labels(tournament).inc()
+            case NodeLost():
+                self.node_losses.labels(tournament).inc()
+            case TournamentPaused() | TournamentResumed():
+                self.paused.labels(tournament).set(isinstance(event, TournamentPaused))
+            case TournamentCancelled():
+                self.cancelled.labels(tournament).set(1)
+                self.paused.labels(tournament).set(0)
+            case TournamentFinished():
+                self.finished.labels(tournament).set(1)
 
     def observe_timings(self, tournament: str, timings: OrchestratorTimings) -> None:
         for seconds in timings.report_seconds:

@@ -1,8 +1,10 @@
 """What `mtt report` shows, computed from a run's files as plain data; pure, no charts.
 
-`run_figures(events, hands, results)` folds the event log (DESIGN.md contracts) once, in
-order, and reads the hand histories only for who posted each big blind. Every series is
-what a chart or a table of the report draws, so tests check numbers, not pictures.
+`run_figures(events, hands, results)` reads the event log (DESIGN.md contracts) through the
+codec and folds it once, in order, into the read model (`orchestrator.views.read_model`) and
+what only the report draws; it reads the hand histories only for who posted each big blind.
+Every series is what a chart or a table of the report draws, so tests check numbers, not
+pictures.
 """
 
 from __future__ import annotations
@@ -12,9 +14,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from orchestrator.core.events import EventRecord
-from orchestrator.errors import UnreadableRun
+from orchestrator.core import codec
+from orchestrator.core.codec import Recorded
+from orchestrator.core.events import (
+    EventRecord,
+    FinalTable,
+    HandFinished,
+    LevelStarted,
+    PlayerMoved,
+    PlayerReentered,
+    PlayerSeated,
+    RegistrationClosed,
+    TournamentStarted,
+)
+from orchestrator.errors import RecordError, UnreadableRun
 from orchestrator.views.audit import PhhSection
+from orchestrator.views.read_model import ReadModel
 
 __all__ = [
     "FinalTableHands",
@@ -112,13 +127,18 @@ def run_figures(
     max_points: int = 2000,
 ) -> RunFigures:
     """The report's figures; `max_points` bounds the timeline (every k-th hand is kept, and the
-    last). Raises UnreadableRun naming the event when a field the report reads is missing."""
+    last). Raises UnreadableRun naming the record and field when the log cannot be read."""
     try:
-        figures = _fold(events, max_points)
-        logged = {(e["table"], e["hand"]) for e in events if e["type"] == "hand_finished"}
+        log = [codec.decode_record(e) for e in events]
+    except RecordError as exc:
+        raise UnreadableRun(f"events.jsonl: a record the report cannot read: {exc}") from exc
+    try:
+        figures = _fold(log, max_points)
+        logged = {(r.event.table, r.event.hand) for r in log if isinstance(r.event, HandFinished)}
         _big_blinds(figures, hands, logged)
         figures.places = [
             {"place": p["place"], "player": p["player"], "prize": p.get("prize", 0)}
+            | ({"bounties": p["bounties"]} if "bounties" in p else {})  # KO-5: a knockout's
             for p in results.get("places", [])
         ]
         figures.prize_pool = int(results.get("prize_pool", figures.prize_pool))
@@ -128,28 +148,25 @@ def run_figures(
     return figures
 
 
-def _fold(events: Sequence[EventRecord], max_points: int) -> RunFigures:
-    started = next((e for e in events if e["type"] == "tournament_started"), None)
-    if started is None:
+def _fold(log: Sequence[Recorded], max_points: int) -> RunFigures:
+    started = next((r for r in log if isinstance(r.event, TournamentStarted)), None)
+    if started is None or not isinstance(started.event, TournamentStarted):
         raise UnreadableRun("events.jsonl: no tournament_started event")
-    total_hands = sum(e["type"] == "hand_finished" for e in events)
+    start = started.event
+    total_hands = sum(isinstance(r.event, HandFinished) for r in log)
     every = max(1, math.ceil(total_hands / max_points))
     figures = RunFigures(
-        tournament=started["tournament"],
-        structure=started.get("structure", "freezeout"),
-        max_per_table=started["max_per_table"],
+        tournament=start.tournament,
+        structure=start.structure,
+        max_per_table=start.max_per_table,
         entries=0,
         prize_pool=0,
         hands=total_hands,
         seconds=0.0,
         places=[],
-        short_handed_limit=short_handed_below(started["max_per_table"]),
+        short_handed_limit=short_handed_below(start.max_per_table),
     )
-    start_ts = float(started["ts"])
-    stacks: dict[str, int] = {}  # players still in
-    chips = 0  # the sum of `stacks`
-    big_blind = 1
-    open_tables: set[int] = set()
+    model = ReadModel()  # the field, stacks, tables and level as they were
     final: FinalTableHands | None = None
     played = 0
 
@@ -165,78 +182,64 @@ def _fold(events: Sequence[EventRecord], max_points: int) -> RunFigures:
 
     def sample(ts: float, hands: int) -> None:
         if hands % every == 0 or hands == total_hands:  # at most `max_points` points
-            left = len(stacks)
+            left, big_blind = model.players_left, max(1, model.big_blind)
             figures.timeline.append(
                 StackPoint(
-                    seconds=ts - start_ts,
+                    seconds=ts - started.ts,
                     hands=hands,
                     players_left=left,
-                    average_bb=chips / max(1, left) / big_blind,
-                    largest_bb=max(stacks.values(), default=0) / big_blind,
+                    average_bb=model.chips / max(1, left) / big_blind,
+                    largest_bb=max(model.stacks.values(), default=0) / big_blind,
                 )
             )
 
-    # STEP 1: one pass over the log, in order: the field, stacks, tables and levels as they were
-    for e in events:
-        kind = e["type"]
-        if kind in ("player_seated", "player_reentered"):
-            if kind == "player_reentered" or e["player"] not in figures.players:
-                figures.entries += 1  # a shoot-out seats its players again in every phase
-            chips += e["stack"] - stacks.get(e["player"], 0)
-            stacks[e["player"]] = e["stack"]
-            player(e["player"])
-        elif kind in ("rebuy", "addon", "chips_removed"):
-            sign = -1 if kind == "chips_removed" else 1
-            stacks[e["player"]] = stacks.get(e["player"], 0) + sign * e["chips"]
-            chips += sign * e["chips"]
-        elif kind == "player_eliminated":
-            chips -= stacks.pop(e["player"], 0)
-        elif kind == "player_moved":
-            mover = player(e["player"])
-            if e["reason"] == "close":
-                mover.moves_close += 1
-            else:
-                mover.moves_balance += 1
-        elif kind == "table_opened":
-            open_tables.add(e["table"])
-        elif kind == "table_closed":
-            open_tables.discard(e["table"])
-        elif kind == "level_started":
-            big_blind = max(1, e["big_blind"])
-            figures.levels.append((e["level"], e["small_blind"], e["big_blind"], e["ante"]))
-        elif kind == "final_table":
-            final = FinalTableHands(e["table"], tuple(e["players"]), (), ())
-        elif kind == "tournament_cancelled":
-            figures.cancelled = str(e.get("reason", ""))
-        elif kind == "hand_finished":
-            if pending is not None:
-                sample(*pending)
-            played += 1
-            table = e["table"]
-            figures.hands_per_table[table] = figures.hands_per_table.get(table, 0) + 1
-            seated = e["players"]
-            # STEP 2: hands short-handed (BAL-1) while another table could send players
-            short = len(seated) < figures.short_handed_limit and len(open_tables) >= 2
-            for p in seated:
-                record = player(p["player"])
-                record.hands += 1
-                record.short_handed += short
-                if p["player"] in stacks:
-                    chips += p["end"] - stacks[p["player"]]
-                    stacks[p["player"]] = p["end"]
-            if final is not None and table == final.table:
-                ends = {p["player"]: p["end"] for p in seated}
-                final = FinalTableHands(
-                    final.table, final.players, (*final.hands, e["hand"]), (*final.stacks, ends)
-                )
-            pending = (float(e["ts"]), played)
-        elif kind == "registration_closed":
-            figures.prize_pool = e["prize_pool"]
+    # STEP 1: one pass over the log, in order, beside the read model: entries, moves, levels,
+    # the final table's hands and the hands each player played
+    for record in log:
+        match event := record.event:
+            case PlayerSeated() | PlayerReentered():
+                if isinstance(event, PlayerReentered) or event.player not in figures.players:
+                    figures.entries += 1  # a shoot-out seats its players again in every phase
+                player(event.player)
+            case PlayerMoved():
+                mover = player(event.player)
+                if event.reason == "close":
+                    mover.moves_close += 1
+                else:
+                    mover.moves_balance += 1
+            case LevelStarted():
+                figures.levels.append((event.level, event.small_blind, event.big_blind, event.ante))
+            case FinalTable():
+                final = FinalTableHands(event.table, event.players, (), ())
+            case RegistrationClosed():
+                figures.prize_pool = event.prize_pool
+            case HandFinished():
+                if pending is not None:
+                    sample(*pending)
+                played += 1
+                # STEP 2: hands short-handed (BAL-1) while another table could send players
+                short = len(event.players) < figures.short_handed_limit and len(model.tables) >= 2
+                for p in event.players:
+                    fairness = player(p.player)
+                    fairness.hands += 1
+                    fairness.short_handed += short
+                if final is not None and event.table == final.table:
+                    ends = {p.player: p.end for p in event.players}
+                    final = FinalTableHands(
+                        final.table,
+                        final.players,
+                        (*final.hands, event.hand),
+                        (*final.stacks, ends),
+                    )
+                pending = (record.ts, played)
+        model.apply(record.event, ts=record.ts)
     if pending is not None:
         sample(*pending)
     figures.final_table = final
-    if events:
-        figures.seconds = float(events[-1]["ts"]) - start_ts
+    figures.hands_per_table = dict(model.hands_per_table)
+    figures.cancelled = model.cancelled
+    if log:
+        figures.seconds = log[-1].ts - started.ts
     return figures
 
 

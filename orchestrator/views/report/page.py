@@ -7,6 +7,7 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from html import escape
 
+from orchestrator.views.amounts import money
 from orchestrator.views.report.charts import Chart
 from orchestrator.views.report.figures import PlayerFairness, RunFigures
 
@@ -34,17 +35,6 @@ th { background: #f9fafb; }
 .warn { color: #b91c1c; font-weight: bold; }
 details { margin: 8px 0; }
 """
-
-
-def money(cents: int) -> str:
-    """Cents as an amount.
-
-    >>> money(123456), money(5), money(-250)
-    ('1,234.56', '0.05', '-2.50')
-    """
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    return f"{sign}{whole:,}.{part:02d}"
 
 
 def _duration(seconds: float) -> str:
@@ -146,13 +136,24 @@ def _card(value: str, label: str) -> str:
 
 
 def _places(figures: RunFigures) -> str:
-    rows = [(p["place"], p["player"], money(p["prize"])) for p in figures.places]
-    paid = [row for row, p in zip(rows, figures.places, strict=True) if p["prize"] > 0]
+    """Places and prizes; in a knockout also the bounties each player received (KO-5), and
+    a player paid a bounty but no prize is among those paid."""
+    knockout = any("bounties" in p for p in figures.places)
+    head = ("place", "player", "prize", *(("bounties",) if knockout else ()))
+    rows = [
+        (p["place"], p["player"], money(p["prize"]), *((money(p["bounties"]),) if knockout else ()))
+        for p in figures.places
+    ]
+    paid = [
+        row
+        for row, p in zip(rows, figures.places, strict=True)
+        if p["prize"] > 0 or p.get("bounties", 0) > 0
+    ]
     return (
-        "<h2>Places and prizes</h2>"
-        + _table(("place", "player", "prize"), paid)
+        f"<h2>Places and {'prizes and bounties' if knockout else 'prizes'}</h2>"
+        + _table(head, paid)
         + f"<details><summary>Every place ({len(rows)})</summary>"
-        + _table(("place", "player", "prize"), rows)
+        + _table(head, rows)
         + "</details>"
     )
 
