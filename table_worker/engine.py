@@ -143,6 +143,7 @@ class HandSetup:
     small_blind: int
     big_blind: int
     ante: int = 0
+    big_blind_ante: bool = False  # BBA-1: `ante` is one ante for the table, from the big blind
     betting: Betting = Betting.NO_LIMIT
 
     @classmethod
@@ -157,6 +158,7 @@ class HandSetup:
             small_blind=spec.small_blind,
             big_blind=spec.big_blind,
             ante=spec.ante,
+            big_blind_ante=spec.big_blind_ante,
             betting=Betting(spec.betting),
         )
 
@@ -217,7 +219,8 @@ class Hand:
     """The state of one hand. Construct it, then feed actions until `is_over`.
 
     Per position: `_stack` behind, `_bet` this street, `_total` this hand (antes, blinds,
-    bets), `_folded`; `_live` lists the positions still in the hand, clockwise. Within a
+    bets), `_folded`; `_live` lists the positions still in the hand, clockwise. A big blind
+    ante is in no one's `_total`: it is `_dead` money in the main pot (BBA-1). Within a
     street a player's stack plus street bet never changes (betting moves chips from one to
     the other), which is what `_second_deepest` relies on.
     """
@@ -234,6 +237,7 @@ class Hand:
         self._stack = list(self.starting_stacks)
         self._bet = [0] * n
         self._total = [0] * n
+        self._dead = 0  # BBA-1: the big blind's ante, in the main pot, no part of any bet
         self._folded = [False] * n
         self._live = list(range(n))
         self._needs_action = [False] * n
@@ -277,7 +281,7 @@ class Hand:
     @property
     def pot(self) -> int:
         """Chips committed so far (antes, blinds and bets of every street)."""
-        return sum(self._total)
+        return sum(self._total) + self._dead
 
     def stack(self, seat: int) -> int:
         return self._stack[self._position(seat)]
@@ -313,6 +317,12 @@ class Hand:
             )
         return legal
 
+    @property
+    def big_blind_ante_posted(self) -> int:
+        """BBA-1: what the big blind posted as the table's ante (less than the ante when the
+        blind took most of its stack; 0 without a big blind ante)."""
+        return self._dead
+
     def finishing_stacks(self) -> dict[int, int]:
         """Seat -> stack once the hand is over."""
         if not self.is_over:
@@ -324,7 +334,7 @@ class Hand:
         with a claim on it and each winner's chips (the report carries them: KO-3)."""
         if not self.is_over:
             raise IllegalAction("the hand is not over yet", rule="HE-7")
-        built = build_pots(self._total, self._folded)  # as `_finish` settled them
+        built = build_pots(self._total, self._folded, self._dead)  # as `_finish` settled them
         return tuple(
             HandPot(e.amount, tuple(self.seats[i] for i in built[e.pot].eligible), e.winners)
             for e in self.events
@@ -507,10 +517,12 @@ class Hand:
         return "every other player is all-in: there is nobody to raise against"
 
     def _post_forced_bets(self) -> None:
-        """HE-2: antes from everyone, then the blinds; a short stack posts what it has."""
+        """HE-2: antes from everyone, then the blinds; a short stack posts what it has.
+        BBA-1: with a big blind ante, the big blind is posted first and the ante from what
+        is left, so a player short of both posts the blind before the ante."""
         setup = self.setup
         stack, bet, total = self._stack, self._bet, self._total
-        if setup.ante:
+        if setup.ante and not setup.big_blind_ante:
             for i in range(self._n):
                 amount = min(setup.ante, stack[i])
                 stack[i] -= amount
@@ -530,6 +542,12 @@ class Hand:
             total[i] += amount
             posters.append(i)
             self.events.append(Posted(seat, kind, amount))
+        if setup.ante and setup.big_blind_ante:
+            i = self._position_of_seat[setup.big_blind_seat]
+            self._dead = min(setup.ante, stack[i])
+            stack[i] -= self._dead
+            if self._dead:
+                self.events.append(Posted(setup.big_blind_seat, "ante", self._dead))
         self._current = max(bet)
         # HE-3: pre-flop action starts left of the largest blind posted.
         biggest = max(posters, key=lambda i: (bet[i], i))
@@ -610,7 +628,7 @@ class Hand:
             total[top] -= refund
             stack[top] += refund
             self.events.append(UncalledReturned(seats[top], refund))
-        pots = build_pots(total, self._folded)
+        pots = build_pots(total, self._folded, self._dead)
         shown: dict[int, int] = {}
         if len(live) > 1:
             order = showdown_order(live=live, n=self._n, last_aggressor=self._last_aggressor)

@@ -30,16 +30,19 @@ class Pot(NamedTuple):  # a named tuple: built for every pot of every hand
     eligible: tuple[int, ...]  # positions still in the hand with a claim on this pot
 
 
-def build_pots(total: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
-    """Main pot first, then side pots, cut at each live player's total commitment.
+def build_pots(total: Sequence[int], folded: Sequence[bool], dead: int = 0) -> list[Pot]:
+    """Main pot first, then side pots, cut at each live player's total commitment. `dead`
+    chips (a big blind ante, BBA-1) are nobody's commitment and go in the main pot.
 
     >>> build_pots([100, 300, 300, 50], [False, False, False, True])
     [Pot(amount=350, eligible=(0, 1, 2)), Pot(amount=400, eligible=(1, 2))]
+    >>> build_pots([100, 300, 300, 50], [False, False, False, True], dead=100)
+    [Pot(amount=450, eligible=(0, 1, 2)), Pot(amount=400, eligible=(1, 2))]
     """
     live = [i for i, out in enumerate(folded) if not out]
     by_commitment = sorted(live, key=total.__getitem__)
     pots: list[Pot] = []
-    below = 0  # everyone's chips up to the previous level
+    below = -dead  # everyone's chips up to the previous level; the dead join the first pot
     for k, level in enumerate([total[i] for i in by_commitment]):
         up_to_level = sum(map(min, total, repeat(level)))  # everyone's chips up to this one
         if up_to_level > below:  # players level with the previous one add no pot
