@@ -90,9 +90,9 @@ class DecisionKind(StrEnum):
     RAISE_TO = "raise_to"
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What a seat's controller (bot or remote player) chose; `amount` is the raise-to total."""
+class Decision(NamedTuple):
+    """What a seat's controller (bot or remote player) chose; `amount` is the raise-to total.
+    A named tuple, as `LegalActions`: one is made for most raises."""
 
     kind: DecisionKind
     amount: int = 0
@@ -123,7 +123,7 @@ def _is_chips(value: object) -> bool:
 
 def _all_chips(values: Sequence[object]) -> bool:
     """Every value an int (a bool or a float is not a number of chips)."""
-    return all(type(value) is int for value in values)
+    return set(map(type, values)) <= {int}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -645,18 +645,17 @@ class Hand:
         hand beats or ties the best shown for that pot, else mucks. When at most one player
         could still bet (an all-in showdown) every hand is tabled. Returns position ->
         strength of the hands shown."""
-        hole = self.hole
+        hole, stack = self.hole, self._stack
         strengths = hand_strengths([hole[i] for i in order], self.board)
         strength_of = dict(zip(order, strengths, strict=True))
-        table_all = sum(1 for i in order if self._stack[i] > 0) <= 1
+        table_all = [stack[i] > 0 for i in order].count(True) <= 1
         shown: dict[int, int] = {}
-        decided: set[int] = set()
+        undecided = list(order)  # in showdown order
         for pot in reversed(pots):
-            best = max((shown[i] for i in pot.eligible if i in shown), default=-1)
-            for i in order:
-                if i in decided or i not in pot.eligible:
-                    continue
-                decided.add(i)
+            eligible = pot.eligible
+            best = max([shown[i] for i in eligible if i in shown], default=-1)
+            for i in [i for i in undecided if i in eligible]:
+                undecided.remove(i)
                 strength = strength_of[i]
                 if table_all or strength >= best:
                     shown[i] = strength

@@ -75,6 +75,8 @@ def split_evenly(amount: int, winners: Sequence[int]) -> tuple[tuple[int, int], 
     >>> split_evenly(101, [4, 1, 2])
     ((1, 34), (2, 34), (4, 33))
     """
+    if len(winners) == 1:
+        return ((winners[0], amount),)
     ordered = sorted(winners)
     share, odd = divmod(amount, len(ordered))
     return tuple((i, share + (1 if k < odd else 0)) for k, i in enumerate(ordered))
@@ -89,7 +91,6 @@ def award_pots(
         if len(live) == 1:
             yield Award(index, pot.amount, ((live[0], pot.amount),))
             continue
-        contenders = [i for i in pot.eligible if i in shown]
-        best = max(shown[i] for i in contenders)
-        winners = [i for i in contenders if shown[i] == best]
+        best = max([shown[i] for i in pot.eligible if i in shown])
+        winners = [i for i in pot.eligible if shown.get(i) == best]
         yield Award(index, pot.amount, split_evenly(pot.amount, winners))
