@@ -77,6 +77,9 @@ Hierarchy::
     │                                  raises it may or may not have landed: read back
     ├── StoreCorrupted                 a stored record cannot be decoded; names the tournament
     │                                  and the seq (a bug or a hand-edited store)
+    ├── StoreLost                      the store does not hold the epoch it held: it lost its
+    │                                  data (Redis restarted empty, a file replaced); nothing
+    │                                  more is written to it or dealt from it (RNG-3)
     ├── LogConflict                    an append refused: a seq already there, or not the next
     │                                  one (a gap); the log is unchanged
     ├── HandConflict                   an append refused: a hand history already stored for that
@@ -146,6 +149,7 @@ __all__ = [
     "SkillRangeError",
     "StoreCorrupted",
     "StoreError",
+    "StoreLost",
     "StoreUnavailable",
     "TournamentExists",
     "TournamentFullError",
@@ -317,6 +321,12 @@ class StoreCorrupted(StoreError):
         super().__init__(f"corrupted record in {where}: {detail}")
         self.tournament = tournament
         self.seq = seq
+
+
+class StoreLost(StoreError):
+    """The store lost its data: it no longer holds the epoch it had when the run began (a
+    Redis restarted empty, a file replaced). Nothing more is written to it, and no deck is
+    dealt from it: decks dealt before could be dealt again (RNG-3)."""
 
 
 class LogConflict(StoreError):

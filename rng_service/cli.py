@@ -9,7 +9,9 @@ import logging
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main", "register"]
+__all__ = ["STORE_LOST", "main", "register"]
+
+STORE_LOST = 3  # `mtt rng serve`'s exit status when its store lost its data (`DeckStoreLost`)
 
 DEFAULT_STORE = "sqlite:///rng-used-decks.db"
 JSON_KEYS = (
@@ -37,6 +39,11 @@ def register(
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=7070, help="gRPC port (0 = any free port)")
     serve.add_argument(
+        "--epoch",
+        help="the epoch the store must hold (the one it had when the run began, as the "
+        "service's first start said it): a store that lost its data is refused, exit 3",
+    )
+    serve.add_argument(
         "--store",
         default=DEFAULT_STORE,
         help="used-deck store: redis://host:port/db or sqlite:///path.db (default: %(default)s)",
@@ -63,27 +70,36 @@ def register(
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from rng_service.errors import DeckStoreError
+    from rng_service.errors import DeckStoreError, DeckStoreLost
     from rng_service.server import DeckServer, serve
     from rng_service.store import open_store
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     try:
-        store = open_store(args.store)
+        store = open_store(args.store, epoch=args.epoch)
     except DeckStoreError as exc:
         print(f"mtt rng serve: {exc}", file=sys.stderr)
-        return 2
+        return STORE_LOST if isinstance(exc, DeckStoreLost) else 2
+    lost: list[str] = []
 
     async def run() -> None:
+        # Built in the running loop: a grpc.aio server belongs to the loop it was made in.
         server = DeckServer(store, host=args.host, port=args.port, metrics_port=args.metrics_port)
         ready = asyncio.Event()
         task = asyncio.create_task(serve(server, ready))
         await ready.wait()
         metrics = f", metrics on {args.host}:{server.metrics_bound}" if server.metrics_bound else ""
-        print(f"deck service on {server.target} (store {args.store}){metrics}", flush=True)
+        print(
+            f"deck service on {server.target} (store {args.store}, epoch {server.epoch}){metrics}",
+            flush=True,
+        )
         await task
+        lost.extend([server.lost] if server.lost else [])
 
     asyncio.run(run())
+    if lost:
+        print(f"mtt rng serve: stopped: {lost[0]}", file=sys.stderr, flush=True)
+        return STORE_LOST
     print("deck service stopped", flush=True)
     return 0
 

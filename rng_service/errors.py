@@ -6,7 +6,9 @@
     ├── DeckStoreError              the used-deck store (RNG-3) misbehaves
     │   ├── DeckStoreUnavailable    it cannot be reached (Redis down, SQLite locked/unopenable);
     │   │                           the server answers UNAVAILABLE and serves no deck
-    │   └── BadDeckStoreUrl         a store URL we cannot open (`redis://...`, `sqlite:///...`)
+    │   ├── BadDeckStoreUrl         a store URL we cannot open (`redis://...`, `sqlite:///...`)
+    │   └── DeckStoreLost           the store lost its data (restarted empty): its epoch is not
+    │                               the one it had; nothing is served again from it
     └── DeckServiceError            client side: the deck service failed a call
         ├── DeckServiceUnavailable  still unreachable after the client's retries
         └── DeckRejected            a served deck failed validation (a fouled deck)
@@ -27,6 +29,7 @@ __all__ = [
     "DeckServiceError",
     "DeckServiceUnavailable",
     "DeckStoreError",
+    "DeckStoreLost",
     "DeckStoreUnavailable",
     "InvalidRequest",
     "RngError",
@@ -51,6 +54,12 @@ class DeckStoreUnavailable(DeckStoreError):
 
 class BadDeckStoreUrl(DeckStoreError):
     """A store URL that names no backend we have, or is malformed."""
+
+
+class DeckStoreLost(DeckStoreError):
+    """The store does not hold the epoch it held (RNG-3): it lost its data, a Redis restarted
+    empty or a file replaced, so decks dealt before could be dealt again. Nothing more is
+    served from it; an operator must restore it (or start a new store on purpose)."""
 
 
 class DeckServiceError(RngError):

@@ -19,7 +19,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from rng_service._proto import deck_pb2, deck_pb2_grpc
 from rng_service.dealer import Dealer
-from rng_service.errors import DeckStoreError, DeckStoreUnavailable, InvalidRequest
+from rng_service.errors import DeckStoreError, DeckStoreLost, DeckStoreUnavailable, InvalidRequest
 from rng_service.grpc_metrics import GrpcRequestMetrics
 from rng_service.serving import MetricsEndpoint, run_until_signal
 from rng_service.store import DeckStore, RedisDeckStore
@@ -112,6 +112,8 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
         self.duplicates = 0
         self.store_errors = 0
         self.random_bytes = 0
+        self.lost: str | None = None  # why the store can serve no more (`DeckStoreLost`)
+        self.stopping = asyncio.Event()
 
     def _draw(self, count: int) -> deck_pb2.DrawDecksResponse:
         draw = self._dealer.draw(count)
@@ -147,6 +149,10 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
             self._metrics.store_errors.inc()
             log.warning("draw failed: %s", exc)
             # Nothing recorded-but-unsent is a problem (burned decks); nothing unrecorded is sent.
+            if isinstance(exc, DeckStoreLost):  # for good: the service stops (`serve`)
+                self.lost = self.lost or str(exc)
+                self.stopping.set()
+                await context.abort(grpc.StatusCode.DATA_LOSS, str(exc))
             code = (
                 grpc.StatusCode.UNAVAILABLE
                 if isinstance(exc, DeckStoreUnavailable)
@@ -210,6 +216,19 @@ class DeckServer:
         self._http = MetricsEndpoint(self.metrics.registry, host, metrics_port)
 
     @property
+    def lost(self) -> str | None:
+        """Why the store can serve no more: it lost its data (RNG-3); None while it can."""
+        return self._servicer.lost
+
+    @property
+    def stopping(self) -> asyncio.Event:
+        return self._servicer.stopping
+
+    @property
+    def epoch(self) -> str:
+        return self._store.epoch
+
+    @property
     def metrics_bound(self) -> int | None:
         return self._http.bound
 
@@ -233,5 +252,6 @@ class DeckServer:
 
 
 async def serve(server: DeckServer, ready: asyncio.Event | None = None) -> None:
-    """Run until SIGTERM or SIGINT, then stop gracefully."""
-    await run_until_signal(server, ready)
+    """Run until SIGTERM or SIGINT, or until the store is lost (`DeckServer.lost`), then stop
+    gracefully."""
+    await run_until_signal(server, ready, until=server.stopping)

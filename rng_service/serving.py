@@ -43,9 +43,12 @@ class Stoppable(Protocol):
     async def stop(self, grace: float = ...) -> None: ...
 
 
-async def run_until_signal(server: Stoppable, ready: asyncio.Event | None = None) -> None:
-    """Start `server`, run until SIGTERM or SIGINT, then stop it gracefully."""
-    stop = asyncio.Event()
+async def run_until_signal(
+    server: Stoppable, ready: asyncio.Event | None = None, *, until: asyncio.Event | None = None
+) -> None:
+    """Start `server`, run until SIGTERM or SIGINT (or `until` is set), then stop it
+    gracefully."""
+    stop = until or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)

@@ -4,7 +4,7 @@ suit = code % 4 (0 spades, 1 clubs, 2 diamonds, 3 hearts); text form `As`, `Td`,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import eval7
 
@@ -54,7 +54,7 @@ def parse_cards(text: str) -> list[int]:
     return [parse_card(text[i : i + 2]) for i in range(0, len(text), 2)]
 
 
-def validate_deck(deck: Sequence[int]) -> tuple[int, ...]:
+def validate_deck(deck: Iterable[int]) -> tuple[int, ...]:
     """A deck is exactly the 52 codes, each once; anything else is a fouled deck, never dealt."""
     cards = tuple(deck)
     if len(cards) != DECK_SIZE:

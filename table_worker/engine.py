@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
+from typing import NamedTuple
 
 from table_worker.cards import validate_deck
 from table_worker.errors import IllegalAction, InvalidAmount, InvalidSetup, NotYourTurn
@@ -48,7 +49,7 @@ from table_worker.events import (
     UncalledReturned,
 )
 from table_worker.protocol import HandPot, NextHand
-from table_worker.showdown import Pot, award_pots, build_pots, hand_strength, showdown_order
+from table_worker.showdown import Pot, award_pots, build_pots, hand_strengths, showdown_order
 
 __all__ = [
     "FIXED_LIMIT_RAISE_CAP",
@@ -78,24 +79,31 @@ class Street(IntEnum):
     OVER = 4
 
 
+_STREET_AFTER = {street: Street(street + 1) for street in list(Street)[:-1]}
+# HE-3: how many board cards are out once each street is dealt.
+_BOARD_SIZE = {Street.PREFLOP: 0, Street.FLOP: 3, Street.TURN: 4, Street.RIVER: 5}
+
+
 class DecisionKind(StrEnum):
     FOLD = "fold"
     CHECK_CALL = "check_call"
     RAISE_TO = "raise_to"
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What a seat's controller (bot or remote player) chose; `amount` is the raise-to total."""
+class Decision(NamedTuple):
+    """What a seat's controller (bot or remote player) chose; `amount` is the raise-to total.
+    A named tuple, as `LegalActions`: one is made for most raises."""
 
     kind: DecisionKind
     amount: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class LegalActions:
+class LegalActions(NamedTuple):
     """What the seat to act may do now. A raise is legal for every `to` in
-    `[min_raise_to, max_raise_to]` (a single amount in fixed-limit)."""
+    `[min_raise_to, max_raise_to]` (a single amount in fixed-limit).
+
+    A named tuple rather than a frozen dataclass: the engine answers this once a turn, and
+    on CPython 3.11 building a tuple costs a third of a frozen dataclass. It is as immutable."""
 
     seat: int
     can_fold: bool
@@ -111,6 +119,11 @@ class LegalActions:
 
 def _is_chips(value: object) -> bool:
     return type(value) is int
+
+
+def _all_chips(values: Sequence[object]) -> bool:
+    """Every value an int (a bool or a float is not a number of chips)."""
+    return set(map(type, values)) <= {int}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,6 +143,7 @@ class HandSetup:
     small_blind: int
     big_blind: int
     ante: int = 0
+    big_blind_ante: bool = False  # BBA-1: `ante` is one ante for the table, from the big blind
     betting: Betting = Betting.NO_LIMIT
 
     @classmethod
@@ -144,6 +158,7 @@ class HandSetup:
             small_blind=spec.small_blind,
             big_blind=spec.big_blind,
             ante=spec.ante,
+            big_blind_ante=spec.big_blind_ante,
             betting=Betting(spec.betting),
         )
 
@@ -156,9 +171,9 @@ class HandSetup:
                 f"seats and {len(stacks)} stacks",
                 rule="FO-1",
             )
-        if len(set(seats)) != len(seats) or not all(_is_chips(s) and s >= 0 for s in seats):
+        if len(set(seats)) != len(seats) or not _all_chips(seats) or min(seats) < 0:
             raise InvalidSetup(f"seats must be distinct seat numbers, got {seats}", rule="FO-1")
-        if not all(_is_chips(s) and s > 0 for s in stacks):
+        if not _all_chips(stacks) or min(stacks) <= 0:
             raise InvalidSetup(f"every stack must be a positive integer, got {stacks}", rule="HE-2")
         for name, value in (("small blind", self.small_blind), ("ante", self.ante)):
             if not _is_chips(value) or value < 0:
@@ -169,7 +184,10 @@ class HandSetup:
             raise InvalidSetup("the small blind cannot exceed the big blind", rule="HE-2")
         if not _is_chips(self.button):
             raise InvalidSetup("the button is a seat number", rule="HE-8")
-        order = sorted(range(len(seats)), key=lambda k: (seats[k] <= self.button, seats[k]))
+        # Seat order, turned so it starts with the first seat after the button.
+        by_seat = sorted(range(len(seats)), key=seats.__getitem__)
+        up_to_button = sum(1 for k in by_seat if seats[k] <= self.button)
+        order = by_seat[up_to_button:] + by_seat[:up_to_button]
         ordered_seats = [seats[k] for k in order]
         if len(seats) == 2:
             expected = (ordered_seats[1], ordered_seats[0])
@@ -198,45 +216,53 @@ class HandSetup:
 
 
 class Hand:
-    """The state of one hand. Construct it, then feed actions until `is_over`."""
+    """The state of one hand. Construct it, then feed actions until `is_over`.
+
+    Per position: `_stack` behind, `_bet` this street, `_total` this hand (antes, blinds,
+    bets), `_folded`; `_live` lists the positions still in the hand, clockwise. A big blind
+    ante is in no one's `_total`: it is `_dead` money in the main pot (BBA-1). Within a
+    street a player's stack plus street bet never changes (betting moves chips from one to
+    the other), which is what `_second_deepest` relies on.
+    """
 
     def __init__(self, setup: HandSetup, deck: Iterable[int]) -> None:
         order = setup.positions()
-        cards = validate_deck(tuple(deck))
+        cards = validate_deck(deck)
         self.setup = setup
-        n = len(order)
-        self._n = n
-        self.seats: tuple[int, ...] = tuple(setup.seats[k] for k in order)
+        n = self._n = len(order)
+        self.seats: tuple[int, ...] = tuple([setup.seats[k] for k in order])
         self._position_of_seat = {seat: i for i, seat in enumerate(self.seats)}
-        self.starting_stacks: tuple[int, ...] = tuple(setup.stacks[k] for k in order)
+        self.starting_stacks: tuple[int, ...] = tuple([setup.stacks[k] for k in order])
         self._fixed = setup.betting is Betting.FIXED_LIMIT
         self._stack = list(self.starting_stacks)
         self._bet = [0] * n
         self._total = [0] * n
+        self._dead = 0  # BBA-1: the big blind's ante, in the main pot, no part of any bet
         self._folded = [False] * n
+        self._live = list(range(n))
         self._needs_action = [False] * n
         # The bet level each player last acted at this street (-1: not yet), for HE-4 reopening.
         self._acted_level = [-1] * n
-        self.hole: tuple[tuple[int, int], ...] = tuple((cards[i], cards[n + i]) for i in range(n))
-        base = 2 * n  # HE-3: burn, three flop cards, burn, turn, burn, river
-        self._board_cards: tuple[int, ...] = (
-            *cards[base + 1 : base + 4],
-            cards[base + 5],
-            cards[base + 7],
+        # HE-3: one card at a time from left of the button, then burn, three flop cards,
+        # burn, turn, burn, river.
+        self.hole: tuple[tuple[int, int], ...] = tuple(
+            zip(cards[:n], cards[n : 2 * n], strict=True)
         )
+        base = 2 * n
+        self._board_cards = (*cards[base + 1 : base + 4], cards[base + 5], cards[base + 7])
         self.board: tuple[int, ...] = ()
         self.events: list[HandEvent] = []
         self.street = Street.PREFLOP
         self._street_minimum = setup.big_blind  # HE-4/HE-5: the smallest full bet this street
         self.actor_position: int | None = None
+        self._legal: LegalActions | None = None  # the actor's, once asked (legal_actions)
         self._current = 0
         self._increment = 0  # largest bet/raise increment this street (pokerkit's notion)
         self._raises = 0
         self._last_aggressor: int | None = None
-        self._active = n
+        self._second_deepest = 0  # set as each street begins (_measure_second_deepest)
         self._post_forced_bets()
-        for i in range(n):
-            self.events.append(HoleDealt(seat=self.seats[i], cards=self.hole[i]))
+        self.events += map(HoleDealt, self.seats, self.hole)  # (seat, cards) each
         if not self._begin_street():
             self._end_street()
 
@@ -255,7 +281,7 @@ class Hand:
     @property
     def pot(self) -> int:
         """Chips committed so far (antes, blinds and bets of every street)."""
-        return sum(self._total)
+        return sum(self._total) + self._dead
 
     def stack(self, seat: int) -> int:
         return self._stack[self._position(seat)]
@@ -273,18 +299,29 @@ class Hand:
         return self.hole[self._position(seat)]
 
     def legal_actions(self) -> LegalActions:
-        i = self._require_actor_position()
-        bet, current = self._bet[i], self._current
-        call = min(self._stack[i], current - bet)
-        low, high = self._raise_range(i)
-        return LegalActions(
-            seat=self.seats[i],
-            can_fold=current > bet,
-            can_check=current == bet,
-            call_amount=call,
-            min_raise_to=low,
-            max_raise_to=high,
-        )
+        """What the seat to act may do. Worked out once per turn: the controller asks, then
+        the action checks its amount against the same answer."""
+        legal = self._legal
+        if legal is None:
+            i = self._require_actor_position()
+            to_call, stack = self._current - self._bet[i], self._stack[i]
+            low, high = self._raise_range(i)
+            # Positional, in field order: this runs once a turn, and keywords cost a dict.
+            legal = self._legal = LegalActions(
+                self.seats[i],
+                to_call > 0,  # can_fold
+                to_call == 0,  # can_check
+                to_call if to_call < stack else stack,  # call_amount: all-in when short
+                low,
+                high,
+            )
+        return legal
+
+    @property
+    def big_blind_ante_posted(self) -> int:
+        """BBA-1: what the big blind posted as the table's ante (less than the ante when the
+        blind took most of its stack; 0 without a big blind ante)."""
+        return self._dead
 
     def finishing_stacks(self) -> dict[int, int]:
         """Seat -> stack once the hand is over."""
@@ -297,7 +334,7 @@ class Hand:
         with a claim on it and each winner's chips (the report carries them: KO-3)."""
         if not self.is_over:
             raise IllegalAction("the hand is not over yet", rule="HE-7")
-        built = build_pots(self._total, self._folded)  # as `_finish` settled them
+        built = build_pots(self._total, self._folded, self._dead)  # as `_finish` settled them
         return tuple(
             HandPot(e.amount, tuple(self.seats[i] for i in built[e.pot].eligible), e.winners)
             for e in self.events
@@ -318,9 +355,11 @@ class Hand:
     def fold(self, seat: int) -> Folded:
         i = self.verify_fold(seat)
         self._folded[i] = True
+        self._live.remove(i)
         self._needs_action[i] = False
-        self._active -= 1
-        event = Folded(seat=seat)
+        if len(self._live) > 1 and self._stack[i] + self._bet[i] >= self._second_deepest:
+            self._measure_second_deepest()  # the folder was one of the two deepest
+        event = Folded(seat)
         self.events.append(event)
         self._advance(i)
         return event
@@ -332,16 +371,19 @@ class Hand:
         return self._can(self.verify_check_or_call, seat)
 
     def check_or_call(self, seat: int) -> Checked | Called:
-        i = self.verify_check_or_call(seat)
-        amount = min(self._stack[i], self._current - self._bet[i])
+        i = self._verify_turn(seat)
+        stack = self._stack
+        amount = self._current - self._bet[i]
         event: Checked | Called
         if amount:
-            self._stack[i] -= amount
+            if amount > stack[i]:
+                amount = stack[i]  # all-in for less
+            stack[i] -= amount
             self._bet[i] += amount
             self._total[i] += amount
-            event = Called(seat=seat, amount=amount, all_in=self._stack[i] == 0)
+            event = Called(seat, amount, stack[i] == 0)  # seat, amount, all_in
         else:
-            event = Checked(seat=seat)
+            event = Checked(seat)
         self._acted_level[i] = self._current
         self._needs_action[i] = False
         self.events.append(event)
@@ -352,7 +394,8 @@ class Hand:
         i = self._verify_turn(seat)
         if not _is_chips(to):
             raise InvalidAmount(f"a bet is a whole number of chips, not {to!r}", rule="HE-4")
-        low, high = self._raise_range(i)
+        legal = self.legal_actions()
+        low, high = legal.min_raise_to, legal.max_raise_to
         if low is None or high is None:
             raise IllegalAction(self._why_no_raise(i), rule="HE-5" if self._fixed else "HE-4")
         if not low <= to <= high:
@@ -379,15 +422,18 @@ class Hand:
         self._stack[i] -= delta
         self._bet[i] = to
         self._total[i] += delta
-        self._increment = max(self._increment, increment)
+        if increment > self._increment:
+            self._increment = increment
         self._raises += 1
         self._current = to
         self._acted_level[i] = to
         self._last_aggressor = i
-        needs, folded, stack = self._needs_action, self._folded, self._stack
-        for j in range(self._n):
-            needs[j] = j != i and not folded[j] and stack[j] > 0
-        event = BetOrRaised(seat=seat, to=to, all_in=self._stack[i] == 0)
+        # Everyone else still in with chips behind acts again (HE-4).
+        needs, stack = [False] * self._n, self._stack
+        for j in self._live:
+            needs[j] = j != i and stack[j] > 0
+        self._needs_action = needs
+        event = BetOrRaised(seat, to, self._stack[i] == 0)  # seat, to, all_in
         self.events.append(event)
         self._advance(i)
         return event
@@ -417,9 +463,10 @@ class Hand:
         return self.actor_position
 
     def _verify_turn(self, seat: int) -> int:
-        i = self._position(seat)
-        actor = self._require_actor_position()
-        if i != actor:
+        i = self.actor_position
+        if i is None or self.seats[i] != seat:
+            self._position(seat)  # an unknown seat says so first
+            actor = self._require_actor_position()
             raise NotYourTurn(
                 f"seat {seat} acted out of turn: seat {self.seats[actor]} is to act", rule="HE-3"
             )
@@ -438,22 +485,23 @@ class Hand:
         stack, bet, current = self._stack[i], self._bet[i], self._current
         if stack <= current - bet:  # covered: calling is all it can do
             return None, None
-        if min(stack, current - bet) < self._increment:  # facing only a short all-in
+        if current - bet < self._increment:  # facing only a short all-in
             return None, None
-        full = max(self._increment, self._street_minimum)
+        full = self._increment  # HE-4: a full raise, at least the big blind
+        if full < self._street_minimum:
+            full = self._street_minimum
         acted = self._acted_level[i]
         if acted >= 0 and current - acted < full:  # HE-4: short all-ins do not reopen
             return None, None
         if self._fixed and self._raises >= FIXED_LIMIT_RAISE_CAP:
             return None, None
-        folded, stacks, bets = self._folded, self._stack, self._bet
-        for j in range(self._n):
-            if j != i and not folded[j] and stacks[j] + bets[j] > current:
-                break
-        else:
-            return None, None  # nobody left who could call a raise
-        low = min(stack + bet, full + current)
-        return low, (low if self._fixed else stack + bet)
+        # Position i covers more than the current bet; so must one more player in the hand,
+        # or nobody could call a raise.
+        if self._second_deepest <= current:
+            return None, None
+        all_in = stack + bet
+        low = full + current if full + current < all_in else all_in
+        return low, (low if self._fixed else all_in)
 
     def _why_no_raise(self, i: int) -> str:
         seat = self.seats[i]
@@ -469,15 +517,17 @@ class Hand:
         return "every other player is all-in: there is nobody to raise against"
 
     def _post_forced_bets(self) -> None:
-        """HE-2: antes from everyone, then the blinds; a short stack posts what it has."""
+        """HE-2: antes from everyone, then the blinds; a short stack posts what it has.
+        BBA-1: with a big blind ante, the big blind is posted first and the ante from what
+        is left, so a player short of both posts the blind before the ante."""
         setup = self.setup
         stack, bet, total = self._stack, self._bet, self._total
-        if setup.ante:
+        if setup.ante and not setup.big_blind_ante:
             for i in range(self._n):
                 amount = min(setup.ante, stack[i])
                 stack[i] -= amount
                 total[i] += amount
-                self.events.append(Posted(seat=self.seats[i], kind="ante", amount=amount))
+                self.events.append(Posted(self.seats[i], "ante", amount))
         posters: list[int] = []
         for kind, seat, size in (
             ("small_blind", setup.small_blind_seat, setup.small_blind),
@@ -491,7 +541,13 @@ class Hand:
             bet[i] += amount
             total[i] += amount
             posters.append(i)
-            self.events.append(Posted(seat=seat, kind=kind, amount=amount))
+            self.events.append(Posted(seat, kind, amount))
+        if setup.ante and setup.big_blind_ante:
+            i = self._position_of_seat[setup.big_blind_seat]
+            self._dead = min(setup.ante, stack[i])
+            stack[i] -= self._dead
+            if self._dead:
+                self.events.append(Posted(setup.big_blind_seat, "ante", self._dead))
         self._current = max(bet)
         # HE-3: pre-flop action starts left of the largest blind posted.
         biggest = max(posters, key=lambda i: (bet[i], i))
@@ -499,33 +555,42 @@ class Hand:
 
     def _begin_street(self) -> bool:
         """Seat the street's actors; False when nobody acts (the street is dealt straight out)."""
-        n, stack, bet, folded = self._n, self._stack, self._bet, self._folded
-        totals = sorted(stack[i] + bet[i] for i in range(n) if not folded[i])
-        second = totals[-2]
-        first: int | None = None
-        for k in range(n):
-            i = (self._opener + k) % n
-            # pokerkit's rule, kept so both engines ask for the same actions: a player who
-            # cannot lose more than already bet (everyone else all-in) is not asked to act.
-            acts = not folded[i] and stack[i] > 0 and min(stack[i], second - bet[i]) > 0
-            self._needs_action[i] = acts
-            if acts and first is None:
-                first = i
-        self.actor_position = first
-        return first is not None
+        second = self._measure_second_deepest()
+        # pokerkit's rule, kept so both engines ask for the same actions: a player who
+        # cannot lose more than already bet (everyone else all-in) is not asked to act.
+        needs, stack, bet = [False] * self._n, self._stack, self._bet
+        for i in self._live:
+            needs[i] = stack[i] > 0 and bet[i] < second
+        self._needs_action = needs
+        self.actor_position = self._first_to_act(self._opener)
+        return self.actor_position is not None
+
+    def _measure_second_deepest(self) -> int:
+        """The second largest stack-plus-street-bet of the players still in: as much as the
+        deepest player can win from anyone this street. A player's stack plus street bet
+        stays the same while the street lasts (betting only moves chips from one to the
+        other), so this changes only when a player folds."""
+        stack, bet = self._stack, self._bet
+        self._second_deepest = sorted([stack[i] + bet[i] for i in self._live])[-2]
+        return self._second_deepest
+
+    def _first_to_act(self, start: int) -> int | None:
+        """The first position from `start` clockwise that still has to act, if any."""
+        needs = self._needs_action
+        if True in needs[start:]:
+            return needs.index(True, start)
+        if True in needs:
+            return needs.index(True)
+        return None
 
     def _advance(self, i: int) -> None:
-        if self._active == 1:
+        self._legal = None  # the turn moves on
+        if len(self._live) == 1:
             self._finish()
             return
-        needs, n = self._needs_action, self._n
-        for k in range(1, n + 1):
-            j = (i + k) % n
-            if needs[j]:
-                self.actor_position = j
-                return
-        self.actor_position = None
-        self._end_street()
+        self.actor_position = self._first_to_act((i + 1) % self._n)
+        if self.actor_position is None:
+            self._end_street()
 
     def _end_street(self) -> None:
         # HE-6: the last aggressor shows first; streets run out without betting keep the one
@@ -535,14 +600,10 @@ class Hand:
             if self.street is Street.RIVER:
                 self._finish()
                 return
-            self.street = Street(self.street + 1)
-            dealt = self._board_cards[:3] if self.street is Street.FLOP else ()
-            if self.street is Street.TURN:
-                dealt = self._board_cards[3:4]
-            elif self.street is Street.RIVER:
-                dealt = self._board_cards[4:5]
+            self.street = street = _STREET_AFTER[self.street]
+            dealt = self._board_cards[len(self.board) : _BOARD_SIZE[street]]
             self.board += dealt
-            self.events.append(BoardDealt(street=int(self.street), cards=dealt))
+            self.events.append(BoardDealt(int(street), dealt))
             self._bet = [0] * self._n
             self._current = 0
             self._increment = 0
@@ -550,7 +611,7 @@ class Hand:
             self._last_aggressor = None
             self._acted_level = [-1] * self._n
             self._opener = 0
-            if self._fixed and self.street is Street.TURN:
+            if self._fixed and street is Street.TURN:
                 self._street_minimum = 2 * self.setup.big_blind  # HE-5: the big bet
             if self._begin_street():
                 return
@@ -558,31 +619,25 @@ class Hand:
 
     def _finish(self) -> None:
         """HE-6/HE-7: return the uncalled bet, show down in order, award every pot."""
-        n, total, folded = self._n, self._total, self._folded
+        total, live, stack, seats = self._total, self._live, self._stack, self.seats
         self.actor_position = None
-        top = max(range(n), key=lambda i: total[i])
-        second = max(total[i] for i in range(n) if i != top)
-        if total[top] > second:
-            refund = total[top] - second
+        highest = max(total)
+        refund = highest - sorted(total)[-2]
+        if refund:
+            top = total.index(highest)
             total[top] -= refund
-            self._stack[top] += refund
-            self.events.append(UncalledReturned(seat=self.seats[top], amount=refund))
-        live = [i for i in range(n) if not folded[i]]
-        pots = build_pots(total, folded)
+            stack[top] += refund
+            self.events.append(UncalledReturned(seats[top], refund))
+        pots = build_pots(total, self._folded, self._dead)
         shown: dict[int, int] = {}
         if len(live) > 1:
-            order = showdown_order(live=live, n=n, last_aggressor=self._last_aggressor)
+            order = showdown_order(live=live, n=self._n, last_aggressor=self._last_aggressor)
             shown = self._show_down(order, pots)
         for award in award_pots(pots, shown, live):
             for i, amount in award.shares:
-                self._stack[i] += amount
-            self.events.append(
-                PotAwarded(
-                    pot=award.pot,
-                    amount=award.amount,
-                    winners=tuple((self.seats[i], amount) for i, amount in award.shares),
-                )
-            )
+                stack[i] += amount
+            winners = tuple([(seats[i], amount) for i, amount in award.shares])
+            self.events.append(PotAwarded(award.pot, award.amount, winners))
         self.street = Street.OVER
 
     def _show_down(self, order: Sequence[int], pots: Sequence[Pot]) -> dict[int, int]:
@@ -590,21 +645,22 @@ class Hand:
         hand beats or ties the best shown for that pot, else mucks. When at most one player
         could still bet (an all-in showdown) every hand is tabled. Returns position ->
         strength of the hands shown."""
-        board = self.board
-        table_all = sum(1 for i in order if self._stack[i] > 0) <= 1
+        hole, stack = self.hole, self._stack
+        strengths = hand_strengths([hole[i] for i in order], self.board)
+        strength_of = dict(zip(order, strengths, strict=True))
+        table_all = [stack[i] > 0 for i in order].count(True) <= 1
         shown: dict[int, int] = {}
-        decided: set[int] = set()
+        undecided = list(order)  # in showdown order
         for pot in reversed(pots):
-            best = max((shown[i] for i in pot.eligible if i in shown), default=-1)
-            for i in order:
-                if i in decided or i not in pot.eligible:
-                    continue
-                decided.add(i)
-                strength = hand_strength(self.hole[i], board)
+            eligible = pot.eligible
+            best = max([shown[i] for i in eligible if i in shown], default=-1)
+            for i in [i for i in undecided if i in eligible]:
+                undecided.remove(i)
+                strength = strength_of[i]
                 if table_all or strength >= best:
                     shown[i] = strength
                     best = max(best, strength)
-                    self.events.append(Showed(seat=self.seats[i], cards=self.hole[i]))
+                    self.events.append(Showed(self.seats[i], self.hole[i]))
                 else:
-                    self.events.append(Mucked(seat=self.seats[i]))
+                    self.events.append(Mucked(self.seats[i]))
         return shown

@@ -23,7 +23,7 @@ from typing import Any
 from table_worker.cards import cards_text
 from table_worker.engine import Betting, Hand
 from table_worker.events import BetOrRaised, BoardDealt, Called, Checked, Folded
-from table_worker.phh import blinds_by_position, hand_to_phh
+from table_worker.phh import antes_by_position, blinds_by_position, hand_to_phh
 from table_worker.session import PlayedHand
 from table_worker.showdown import split_evenly
 
@@ -80,17 +80,20 @@ _WRITTEN_OPERATIONS = (
 
 def pokerkit_state(hand: Hand) -> Any:
     """A fresh pokerkit state for the same seats, stacks, forced bets and structure.
-    Antes are uniform, so pokerkit's ante trimming is on (an all-in ante caps its claim)."""
+    Uniform antes trim (an all-in ante caps its claim); a big blind ante does not (BBA-1:
+    dead money in the main pot), as the PHH writer says."""
     setup, n = hand.setup, len(hand.seats)
     blinds = tuple(blinds_by_position(hand))
+    antes = tuple(antes_by_position(hand))
+    trimming = not setup.big_blind_ante
     if setup.betting is Betting.NO_LIMIT:
         return NoLimitTexasHoldem.create_state(
-            AUTOMATIONS, True, setup.ante, blinds, setup.big_blind, hand.starting_stacks, n
+            AUTOMATIONS, trimming, antes, blinds, setup.big_blind, hand.starting_stacks, n
         )
     return FixedLimitTexasHoldem.create_state(
         AUTOMATIONS,
-        True,
-        setup.ante,
+        trimming,
+        antes,
         blinds,
         setup.big_blind,
         2 * setup.big_blind,

@@ -50,6 +50,7 @@ from table_worker.events import (
 from table_worker.session import PlayedHand
 
 __all__ = [
+    "antes_by_position",
     "blinds_by_position",
     "hand_actions",
     "hand_to_phh",
@@ -85,6 +86,19 @@ def toml_string(text: str) -> str:
 
 def _toml_ints(values: Iterable[int]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def antes_by_position(hand: Hand) -> list[int]:
+    """PHH's `antes`: uniform antes as set (pokerkit trims an all-in ante itself, HE-2), or
+    BBA-1's big blind ante as the big blind posted it. pokerkit posts antes before blinds,
+    so a big blind short of both is written with the ante it had left after the blind.
+    Reversed heads-up, as `blinds_by_position`."""
+    setup, n = hand.setup, len(hand.seats)
+    if not setup.big_blind_ante:
+        return [setup.ante] * n
+    antes = [0] * n
+    antes[hand.seats.index(setup.big_blind_seat)] = hand.big_blind_ante_posted
+    return antes[::-1] if n == 2 else antes
 
 
 def blinds_by_position(hand: Hand) -> list[int]:
@@ -148,14 +162,15 @@ def _action(event: HandEvent, player: dict[int, str]) -> str | None:
 def hand_to_phh(played: PlayedHand) -> str:
     """One hand as the body of a PHH document (no table header), fields one per line."""
     hand = played.hand
-    setup, n = hand.setup, len(hand.seats)
+    setup = hand.setup
     fixed = setup.betting is Betting.FIXED_LIMIT
     finishing = hand.finishing_stacks()
     lines = [
         f"variant = {toml_string('FT' if fixed else 'NT')}",
-        # Antes are uniform and an all-in ante caps its claim (HE-2): pokerkit's trimming.
-        "ante_trimming_status = true",
-        f"antes = {_toml_ints([setup.ante] * n)}",
+        # Uniform antes: an all-in ante caps its claim (HE-2), pokerkit's trimming. A big blind
+        # ante is dead money in the main pot (BBA-1): no trimming.
+        f"ante_trimming_status = {'false' if setup.big_blind_ante else 'true'}",
+        f"antes = {_toml_ints(antes_by_position(hand))}",
         f"blinds_or_straddles = {_toml_ints(blinds_by_position(hand))}",
     ]
     if fixed:  # HE-5: the small bet is the big blind, the big bet twice that

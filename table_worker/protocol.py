@@ -62,6 +62,7 @@ class NextHand:
     ante: int
     betting: str  # "no" or "fixed" (the engine's `Betting`)
     sitting_out: tuple[int, ...] = ()  # seats that act automatically: check, else fold (OUT-1)
+    big_blind_ante: bool = False  # BBA-1: `ante` is one ante for the table, from the big blind
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ def render_hand(played: PlayedHand) -> str:
     header = (
         f"Table {played.table} hand #{played.number}: {setup.betting.value}-limit "
         f"{setup.small_blind}/{setup.big_blind}"
-        + (f" ante {setup.ante}" if setup.ante else "")
+        + (f" {'BB ante' if setup.big_blind_ante else 'ante'} {setup.ante}" if setup.ante else "")
         + f", button seat {setup.button}"
     )
     lines = [header]

@@ -21,6 +21,7 @@ class TableConfig:
     small_blind: int = 50
     big_blind: int = 100
     ante: int = 0
+    big_blind_ante: bool = False  # BBA-1
     betting: Betting = Betting.NO_LIMIT
     policies: Sequence[str] = field(default=("random",))
     table: int = 1
@@ -77,6 +78,7 @@ def play_table(config: TableConfig, hands: int, rng: random.Random) -> Iterator[
                 small_blind=config.small_blind,
                 big_blind=config.big_blind,
                 ante=config.ante,
+                big_blind_ante=config.big_blind_ante,
                 betting=config.betting,
             ),
             deck,

@@ -4,43 +4,51 @@ first seat left of the button."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from itertools import repeat
+from typing import NamedTuple
 
 import eval7
 
 from table_worker.cards import EVAL7_CARDS
 
 
-def hand_strength(hole: Sequence[int], board: Sequence[int]) -> int:
-    """HE-7: eval7's value of the best five of the seven cards; higher wins, equal splits."""
+def hand_strengths(holes: Sequence[Sequence[int]], board: Sequence[int]) -> list[int]:
+    """HE-7: eval7's value of the best five of each hole's seven cards with the board; higher
+    wins, equal splits."""
     cards = EVAL7_CARDS
-    return int(eval7.evaluate([cards[c] for c in hole] + [cards[c] for c in board]))
+    shared = [cards[c] for c in board]
+    return [int(eval7.evaluate([*(cards[c] for c in hole), *shared])) for hole in holes]
 
 
-@dataclass(frozen=True, slots=True)
-class Pot:
+def hand_strength(hole: Sequence[int], board: Sequence[int]) -> int:
+    """One hand's `hand_strengths`."""
+    return hand_strengths([hole], board)[0]
+
+
+class Pot(NamedTuple):  # a named tuple: built for every pot of every hand
     amount: int
     eligible: tuple[int, ...]  # positions still in the hand with a claim on this pot
 
 
-def build_pots(total: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
-    """Main pot first, then side pots, cut at each live player's total commitment.
+def build_pots(total: Sequence[int], folded: Sequence[bool], dead: int = 0) -> list[Pot]:
+    """Main pot first, then side pots, cut at each live player's total commitment. `dead`
+    chips (a big blind ante, BBA-1) are nobody's commitment and go in the main pot.
 
     >>> build_pots([100, 300, 300, 50], [False, False, False, True])
     [Pot(amount=350, eligible=(0, 1, 2)), Pot(amount=400, eligible=(1, 2))]
+    >>> build_pots([100, 300, 300, 50], [False, False, False, True], dead=100)
+    [Pot(amount=450, eligible=(0, 1, 2)), Pot(amount=400, eligible=(1, 2))]
     """
-    n = len(total)
-    live = [i for i in range(n) if not folded[i]]
-    levels = sorted({total[i] for i in live})
+    live = [i for i, out in enumerate(folded) if not out]
+    by_commitment = sorted(live, key=total.__getitem__)
     pots: list[Pot] = []
-    floor = 0
-    for level in levels:
-        amount = sum(min(t, level) - min(t, floor) for t in total)
-        eligible = tuple(i for i in live if total[i] >= level)
-        if amount:
-            pots.append(Pot(amount, eligible))
-        floor = level
-    leftover = sum(t - min(t, floor) for t in total)
+    below = -dead  # everyone's chips up to the previous level; the dead join the first pot
+    for k, level in enumerate([total[i] for i in by_commitment]):
+        up_to_level = sum(map(min, total, repeat(level)))  # everyone's chips up to this one
+        if up_to_level > below:  # players level with the previous one add no pot
+            pots.append(Pot(up_to_level - below, tuple(sorted(by_commitment[k:]))))
+        below = up_to_level
+    leftover = sum(total) - below
     if leftover:  # folded chips above every live player's total: cannot arise after HE-6's
         last = pots[-1]  # uncalled-bet return, but no chip may ever vanish
         pots[-1] = Pot(last.amount + leftover, last.eligible)
@@ -54,8 +62,7 @@ def showdown_order(*, live: Sequence[int], n: int, last_aggressor: int | None) -
     return sorted(live, key=lambda i: (i - start) % n)
 
 
-@dataclass(frozen=True, slots=True)
-class Award:
+class Award(NamedTuple):  # a named tuple: built for every pot of every hand
     pot: int
     amount: int
     shares: tuple[tuple[int, int], ...]  # (position, chips)
@@ -68,6 +75,8 @@ def split_evenly(amount: int, winners: Sequence[int]) -> tuple[tuple[int, int], 
     >>> split_evenly(101, [4, 1, 2])
     ((1, 34), (2, 34), (4, 33))
     """
+    if len(winners) == 1:
+        return ((winners[0], amount),)
     ordered = sorted(winners)
     share, odd = divmod(amount, len(ordered))
     return tuple((i, share + (1 if k < odd else 0)) for k, i in enumerate(ordered))
@@ -82,7 +91,6 @@ def award_pots(
         if len(live) == 1:
             yield Award(index, pot.amount, ((live[0], pot.amount),))
             continue
-        contenders = [i for i in pot.eligible if i in shown]
-        best = max(shown[i] for i in contenders)
-        winners = [i for i in contenders if shown[i] == best]
+        best = max([shown[i] for i in pot.eligible if i in shown])
+        winners = [i for i in pot.eligible if shown.get(i) == best]
         yield Award(index, pot.amount, split_evenly(pot.amount, winners))

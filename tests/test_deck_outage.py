@@ -17,11 +17,13 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import deck_service_children, free_port
+from conftest import RedisServer, deck_service_children, free_port
 
 import table_worker.actor as table_actor
+from orchestrator.errors import StoreLost
 from orchestrator.shell.decks import DeckService, deck_service, watched_deck_service
 from rng_service.client import BlockingDeckClient, check_health
+from rng_service.errors import DeckServiceError
 from table_worker.protocol import Blinds, NextHand
 
 
@@ -41,7 +43,8 @@ def test_the_deck_service_a_run_starts_comes_back_on_its_port_and_store_when_it_
     tmp_path: Path,
 ) -> None:
     said: list[str] = []
-    with deck_service(f"sqlite:///{tmp_path / 'store.db'}", say=said.append) as target:
+    with deck_service(f"sqlite:///{tmp_path / 'store.db'}", say=said.append) as service:
+        target = service.target
         first = draw(target)
         (child,) = deck_service_children()
         child.send_signal(signal.SIGKILL)
@@ -54,6 +57,27 @@ def test_the_deck_service_a_run_starts_comes_back_on_its_port_and_store_when_it_
     assert not deck_service_children()
 
 
+def test_rng3_a_deck_store_restarted_empty_stops_the_run_and_is_not_restarted(
+    redis_server: RedisServer,
+) -> None:
+    """The child stops (exit 3) when its Redis comes back empty; the supervisor says so in
+    one line and does not start it again on a store that could deal old decks again, and the
+    run's next look (`check`) stops it with `StoreLost`."""
+    said: list[str] = []
+    with deck_service(redis_server.url, say=said.append) as service:
+        assert service.epoch is not None and len(service.epoch) == 32
+        draw(service.target)
+        redis_server.restart()  # no persistence here: an empty Redis comes back
+        with pytest.raises(DeckServiceError, match="DATA_LOSS"):
+            draw(service.target)
+        wait_for(lambda: service.lost is not None)
+        with pytest.raises(StoreLost, match=f"no longer holds epoch {service.epoch}"):
+            service.check()
+        assert service.restarts == 0 and not deck_service_children()
+    (line,) = said
+    assert line.startswith("the deck service stopped: the deck store redis://")
+
+
 def test_the_deck_service_a_run_starts_dies_with_it_even_on_sigkill(tmp_path: Path) -> None:
     """PR_SET_PDEATHSIG: the driver killed without a chance to clean up takes its deck
     service with it (before, it stayed up holding its port and store)."""
@@ -61,8 +85,8 @@ def test_the_deck_service_a_run_starts_dies_with_it_even_on_sigkill(tmp_path: Pa
     script = (
         "import sys, time\n"
         "from orchestrator.shell.decks import deck_service\n"
-        f"with deck_service({store!r}) as target:\n"
-        "    print(target, flush=True)\n"
+        f"with deck_service({store!r}) as service:\n"
+        "    print(service.target, flush=True)\n"
         "    time.sleep(120)\n"
     )
     driver = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)

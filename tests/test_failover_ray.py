@@ -78,6 +78,32 @@ def test_the_orchestrator_killed_twice_rebuilds_from_the_log_and_nothing_is_lost
     assert_log_is_the_stores(f"sqlite:///{tmp_path / 'store.db'}", events)
 
 
+def test_the_orchestrator_outlives_more_kills_than_any_restart_budget(tmp_path: Path) -> None:
+    """Issue 15: 11 kills in one run used to exhaust Ray's budget of 10 restarts (the run
+    failed, and tables still starting never came back). Now 12 kills, one every few hands,
+    each while the actor is busy: the run finishes clean, its log whole."""
+    import ray
+
+    config = parse_config(CHAOS)
+    kill_at = list(range(3, 39, 3))  # 12 kills
+    killed: list[int] = []
+
+    def kill_the_orchestrator(status: dict[str, Any]) -> None:
+        if len(killed) < len(kill_at) and status["hands"] >= kill_at[len(killed)]:
+            ray.kill(ray.get_actor("orch-33-orchestrator"), no_restart=False)
+            killed.append(status["hands"])
+
+    summary = run_tournament(
+        config, RunOptions(out=tmp_path, seed=33), progress=kill_the_orchestrator
+    )
+    assert len(killed) == 12
+    assert_clean(tmp_path)
+    events = read_events(tmp_path)
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert summary.hands == sum(e["type"] == "hand_finished" for e in events)
+    assert_log_is_the_stores(f"sqlite:///{tmp_path / 'store.db'}", events)
+
+
 def assert_log_is_the_stores(url: str, events: list[dict[str, Any]]) -> None:
     store = open_store(url)
     try:

@@ -232,3 +232,38 @@ def test_an_empty_phhs_is_an_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "none.phhs"
     assert write_phhs(path, []) == 0
     assert list(HandHistory.loads_all(path.read_text())) == []
+
+
+@pytest.mark.parametrize(
+    ("seats", "stacks", "written_antes"),
+    [
+        ((1, 2, 3), (1000, 1000, 1000), [0, 100, 0]),  # p2 is the big blind
+        ((1, 2, 3), (1000, 130, 1000), [0, 30, 0]),  # short: the blind first, then 30 of ante
+        ((1, 2), (1000, 1000), [0, 100]),  # heads-up p1 is the big blind, written reversed
+    ],
+)
+def test_bba1_big_blind_ante_is_written_at_the_big_blind_untrimmed(
+    seats: tuple[int, ...], stacks: tuple[int, ...], written_antes: list[int]
+) -> None:
+    button = seats[-1]
+    small, big = (2, 1) if len(seats) == 2 else (1, 2)
+    setup = HandSetup(
+        seats=seats,
+        stacks=stacks,
+        button=button,
+        small_blind_seat=small,
+        big_blind_seat=big,
+        small_blind=50,
+        big_blind=100,
+        ante=100,
+        big_blind_ante=True,
+    )
+    hand = Hand(setup, range(52))
+    while (seat := hand.actor) is not None:
+        hand.check_or_call(seat)
+    played = PlayedHand(1, 1, {s: f"p{s}" for s in seats}, hand)
+    fields = tomllib.loads(hand_to_phh(played))
+    assert fields["antes"] == written_antes
+    assert fields["ante_trimming_status"] is False  # dead money in the main pot (BBA-1)
+    (replayed,) = replay_phhs(phhs_text([played]))
+    assert replayed.he7_stacks == tuple(hand.finishing_stacks()[s] for s in hand.seats)

@@ -40,10 +40,11 @@ class Case:
     stack: int  # starting stack, and what a busted bot buys back in for
     policies: tuple[str, ...]
     hands: int
+    big_blind_ante: bool = False  # BBA-1: `ante` is the big blind's, for the whole table
 
     @property
     def id(self) -> str:
-        ante = f"-ante{self.ante}" if self.ante else ""
+        ante = f"-{'bba' if self.big_blind_ante else 'ante'}{self.ante}" if self.ante else ""
         return f"{self.players}p-{self.betting.value}{ante}"
 
 
@@ -58,6 +59,10 @@ CASES = [
     Case(9, FL, 0, 25, 50, 700, (STATION, RANDOM, STRENGTH), 800),
     Case(10, NL, 10, 25, 50, 1000, (STRENGTH, RANDOM, STATION), 800),
     Case(10, FL, 25, 50, 100, 1500, (RANDOM, STATION, STRENGTH), 800),
+    # BBA-1: short stacks, so the big blind is often short of the blind and the ante.
+    Case(2, NL, 100, 50, 100, 700, (RANDOM, STATION), 600, big_blind_ante=True),
+    Case(6, NL, 100, 50, 100, 800, (RANDOM, STATION, STRENGTH), 600, big_blind_ante=True),
+    Case(9, FL, 50, 25, 50, 400, (STATION, RANDOM, STRENGTH), 600, big_blind_ante=True),
 ]
 
 # Minimum share of a case's hands with each feature (observed rates are 1.5x-10x these).
@@ -107,6 +112,7 @@ def test_engine_matches_pokerkit_reading_our_phh(case: Case, tmp_path: Path) -> 
         small_blind=case.small_blind,
         big_blind=case.big_blind,
         ante=case.ante,
+        big_blind_ante=case.big_blind_ante,
         betting=case.betting,
         policies=case.policies,
         table=case.players,
@@ -138,9 +144,12 @@ def test_engine_matches_pokerkit_reading_our_phh(case: Case, tmp_path: Path) -> 
         assert mix.he7_differs >= 1, mix
 
 
-def micro_stack_hands(rng: random.Random, count: int) -> list[PlayedHand]:
+def micro_stack_hands(
+    rng: random.Random, count: int, *, big_blind_ante: bool = False
+) -> list[PlayedHand]:
     """Hands with stacks of a few chips to a few dozen big blinds, odd blinds and antes, so
-    players go all-in from the ante or a blind, or for less than a bet (HE-2, HE-4)."""
+    players go all-in from the ante or a blind, or for less than a bet (HE-2, HE-4). With
+    `big_blind_ante` the ante is the big blind's (BBA-1), from half to twice the blind."""
     played = []
     for number in range(1, count + 1):
         seats = tuple(range(1, rng.choice((2, 3, 4, 6, 9, 10)) + 1))
@@ -158,7 +167,8 @@ def micro_stack_hands(rng: random.Random, count: int) -> list[PlayedHand]:
             big_blind_seat=big_seat,
             small_blind=small,
             big_blind=big,
-            ante=rng.choice((0, 0, 1, 3, 5, 10)),
+            ante=rng.choice((big // 2, big, 2 * big) if big_blind_ante else (0, 0, 1, 3, 5, 10)),
+            big_blind_ante=big_blind_ante,
             betting=rng.choice((NL, FL)),
         )
         hand = Hand(setup, deck)
@@ -192,3 +202,16 @@ def test_replay_in_pokerkit_he7_of_one_hand() -> None:
     config = TableConfig(players=6, starting_stack=800, policies=(RANDOM, STATION, STRENGTH))
     for played in play_table(config, 40, random.Random(5)):
         assert replay_in_pokerkit_he7(played.hand) == _stacks_by_position(played.hand)
+
+
+@pytest.mark.slow
+def test_bba1_engine_matches_pokerkit_with_a_big_blind_short_of_blind_and_ante() -> None:
+    """BBA-1 with micro stacks: the big blind posts the blind first and the ante from what is
+    left; pokerkit (which posts antes first) replays it from the ante our writer records."""
+    played = micro_stack_hands(random.Random(7), 1000, big_blind_ante=True)
+    short_of_both = 0  # the blind posted, the ante only in part or not at all
+    for hand_played, pokerkit in zip(played, replay_phhs(phhs_text(played)), strict=True):
+        hand = hand_played.hand
+        assert pokerkit.he7_stacks == _stacks_by_position(hand), pokerkit.history.actions
+        short_of_both += hand.big_blind_ante_posted < hand.setup.ante
+    assert short_of_both >= 100  # about 250 observed

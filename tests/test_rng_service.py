@@ -241,7 +241,9 @@ def test_client_retries_while_the_service_is_briefly_away(tmp_path: Path) -> Non
     run(scenario)
 
 
-def test_client_waits_out_a_redis_restart(redis_server: RedisServer) -> None:
+def test_client_waits_out_a_redis_restart(redis_factory: Callable[..., RedisServer]) -> None:
+    redis_server = redis_factory("--appendonly", "yes")  # the used decks survive the restart
+
     async def scenario() -> None:
         async with (
             deck_server(redis_server.url) as server,
@@ -258,6 +260,27 @@ def test_client_waits_out_a_redis_restart(redis_server: RedisServer) -> None:
             assert not waiting.done()  # UNAVAILABLE: retrying, no unrecorded deck
             await asyncio.to_thread(redis_server.start)
             assert is_deck((await waiting).cards)
+
+    run(scenario)
+
+
+def test_rng3_a_redis_restarted_empty_stops_the_service(redis_server: RedisServer) -> None:
+    """A store that lost its data (no persistence here) would deal decks it dealt before:
+    the draw is refused with DATA_LOSS, naming the epoch, and the service stops serving."""
+
+    async def scenario() -> None:
+        async with (
+            deck_server(redis_server.url) as server,
+            DeckClient(
+                server.target, tournament_id="t", table_id="1", batch=1, low_water=0, wait=5
+            ) as client,
+        ):
+            await client.next_deck()
+            await asyncio.to_thread(redis_server.restart)
+            with pytest.raises(DeckServiceError, match=f"DATA_LOSS.*not epoch {server.epoch}"):
+                for _ in range(2):  # one deck may have been fetched before the restart
+                    await client.next_deck()
+            assert server.stopping.is_set() and server.lost is not None
 
     run(scenario)
 
@@ -299,3 +322,35 @@ def test_mtt_rng_serve_stops_gracefully_on_sigterm(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
         proc.communicate()
+
+
+@pytest.mark.slow
+def test_rng3_mtt_rng_serve_stops_when_its_store_lost_its_data(
+    redis_server: RedisServer,
+) -> None:
+    """Exit 3 with one line when the store is found empty mid-run, and a start that names the
+    epoch the store had is refused with exit 3 too (a supervisor restarting it says it)."""
+    port = free_port()
+    command = [sys.executable, "-m", "rng_service", "rng", "serve", "--port", str(port)]
+    command += ["--store", redis_server.url]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        epoch = line.split("epoch ")[1].split(")")[0]
+        redis_server.restart()
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+            stub = deck_pb2_grpc.DeckServiceStub(ch)
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.DrawDecks(draw_request(1), timeout=10)
+            assert refused.value.code() == grpc.StatusCode.DATA_LOSS
+        _, err = proc.communicate(timeout=20)
+        assert proc.returncode == 3 and f"not epoch {epoch}" in err
+        assert "Traceback" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+    again = subprocess.run([*command, "--epoch", epoch], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 3 and "lost its data" in again.stderr
+    assert again.stderr.count("\n") == 1

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from conftest import RedisServer
 
 from rng_service.commit import deck_digest
-from rng_service.errors import BadDeckStoreUrl, DeckStoreUnavailable
+from rng_service.errors import BadDeckStoreUrl, DeckStoreLost, DeckStoreUnavailable
 from rng_service.store import DeckStore, RedisDeckStore, SqliteDeckStore, open_store
-from rng_service.store.redis_store import LISTPACK_ENTRIES, bucket_key
+from rng_service.store.redis_store import COUNTER_KEY, LISTPACK_ENTRIES, bucket_key
 
 
 @pytest.fixture(params=["sqlite", "redis"])
@@ -100,20 +100,62 @@ def test_sqlite_unopenable_file_is_unavailable(tmp_path: Path) -> None:
         open_store(f"sqlite:///{tmp_path}/missing-dir/decks.db")
 
 
-def test_redis_down_is_unavailable_and_store_reconnects(redis_server: RedisServer) -> None:
+def test_redis_down_is_unavailable_and_store_reconnects(
+    redis_factory: Callable[..., RedisServer],
+) -> None:
+    redis_server = redis_factory("--appendonly", "yes")  # what it held comes back with it
     store = open_store(redis_server.url)
     try:
         assert store.record_new(digests(1)) == [1]
         redis_server.stop()
         with pytest.raises(DeckStoreUnavailable):
             store.record_new(digests(1))
-        redis_server.start()  # no persistence in this fixture: an empty store comes back
-        assert store.record_new(digests(1)) == [1]
+        redis_server.start()
+        assert store.record_new(digests(1)) == [2]
     finally:
         store.close()
 
 
-def test_redis_buckets_stay_listpack_after_restart(redis_server: RedisServer) -> None:
+def test_rng3_a_redis_restarted_empty_serves_nothing_more(redis_server: RedisServer) -> None:
+    """RNG-3: a Redis that lost its data (no persistence here) would number decks from 1
+    again and forget every deck dealt: the store sees its epoch gone, on the same connection's
+    next write, and refuses it whole; a new opener that says the epoch is refused too."""
+    store = open_store(redis_server.url)
+    epoch = store.epoch
+    try:
+        assert store.record_new(digests(2)) == [1, 2]
+        redis_server.restart()
+        with pytest.raises(DeckStoreLost, match=f"holds no epoch, not epoch {epoch}"):
+            store.record_new(digests(1))
+        with redis_server.client() as client:
+            assert client.get(COUNTER_KEY) is None  # the refused batch wrote nothing
+        with pytest.raises(DeckStoreLost, match="lost its data"):
+            open_store(redis_server.url, epoch=epoch)
+    finally:
+        store.close()
+
+
+def test_rng3_a_store_opened_again_keeps_its_epoch_and_a_replaced_one_is_refused(
+    store_url: str, tmp_path: Path
+) -> None:
+    first = open_store(store_url)
+    epoch = first.epoch
+    first.record_new(digests(1))
+    first.close()
+    again = open_store(store_url, epoch=epoch)
+    assert again.epoch == epoch and again.record_new(digests(1)) == [2]
+    again.close()
+    other = open_store(f"sqlite:///{tmp_path / 'other.db'}")  # a new store: its own epoch
+    assert other.epoch != epoch
+    other.close()
+    with pytest.raises(DeckStoreLost, match=f"not epoch {epoch}"):
+        open_store(f"sqlite:///{tmp_path / 'other.db'}", epoch=epoch)
+
+
+def test_redis_buckets_stay_listpack_after_restart(
+    redis_factory: Callable[..., RedisServer],
+) -> None:
+    redis_server = redis_factory("--appendonly", "yes")
     store = open_store(redis_server.url)
     try:
         redis_server.restart()

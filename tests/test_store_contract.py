@@ -30,6 +30,7 @@ from orchestrator.errors import (
     LogConflict,
     StoreCorrupted,
     StoreError,
+    StoreLost,
     StoreUnavailable,
     TournamentExists,
     UnknownTournament,
@@ -497,7 +498,62 @@ def _every_call(store: Store) -> list[Callable[[], object]]:
         lambda: store.renew("t", "orch-a", 30),
         lambda: store.release("t", "orch-a"),
         lambda: store.owner("t"),
+        lambda: store.check_epoch("e"),
     ]
+
+
+# -- the store's epoch (RNG-3: a store that lost its data is not written to) ---------------------
+
+
+def test_a_store_holds_one_epoch_for_both_stores_at_its_url(backend: Backend) -> None:
+    store = open_store(backend.url)
+    try:
+        epoch = store.decks.epoch  # written by the first opener of the used-deck store
+        store.check_epoch(epoch)
+        with pytest.raises(StoreLost, match=f"holds epoch {epoch}, not epoch other"):
+            store.check_epoch("other")
+    finally:
+        store.close()
+    again = open_store(backend.url, epoch=epoch)
+    try:
+        again.check_epoch(epoch)
+        again.append("t", events(1, 2))  # the epoch it holds: written
+        assert again.last_seq("t") == 2
+    finally:
+        again.close()
+
+
+def test_a_new_store_where_the_old_one_was_is_refused(tmp_path: Path) -> None:
+    old = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    epoch = old.decks.epoch
+    old.close()
+    (tmp_path / "store.db").unlink()  # the file lost (a node's disk, a wrong volume)
+    new = open_store(f"sqlite:///{tmp_path / 'store.db'}", epoch=epoch)
+    try:
+        with pytest.raises(StoreLost, match=f"holds no epoch, not epoch {epoch}"):
+            new.check_epoch(epoch)
+    finally:
+        new.close()
+
+
+def test_redis_restarted_empty_refuses_every_append_whole(redis_server: RedisServer) -> None:
+    """No persistence in this fixture: Redis comes back empty. An append on the store opened
+    with the run's epoch is refused, atomically with the write (nothing is written), where
+    it would otherwise have begun a new log at seq 1 as if nothing had happened."""
+    first = open_store(redis_server.url)
+    epoch = first.decks.epoch
+    first.close()
+    store = open_store(redis_server.url, epoch=epoch)
+    try:
+        store.append("t", events(1, 3))
+        redis_server.restart()
+        with pytest.raises(StoreLost, match=f"holds no epoch, not epoch {epoch}"):
+            store.append("t", events(1, 1))
+        assert store.last_seq("t") == 0 and store.tournaments() == []
+        with pytest.raises(StoreLost):
+            store.check_epoch(epoch)
+    finally:
+        store.close()
 
 
 @pytest.mark.slow

@@ -4,7 +4,11 @@ written as the log writes them."""
 from __future__ import annotations
 
 import doctest
+from pathlib import Path
 from typing import Any
+
+from test_recovery import drive
+from test_tournament_core import config as tournament_config
 
 from orchestrator.core.config_toml import parse_config
 from orchestrator.core.payouts import prize_table
@@ -270,3 +274,28 @@ def test_pay1_the_lobby_pays_the_configured_share_of_the_field() -> None:
     assert lobby.payouts() == prize_table(
         20_000, percent=None, entries=20, field_size=20, paid_percent=30
     )
+
+
+def test_ko2_the_lobby_shows_each_players_bounty_and_the_bounties_won(tmp_path: Path) -> None:
+    """A progressive knockout's log, folded as the live view folds it: every seat shows the
+    cents on its player's head, the feed says who won which bounty, and at every step the
+    bounty money is on the heads still in, paid in cash, or given back (KO-2, KO-5)."""
+    knockout = {"kind": "progressive", "bounty": 40}
+    records, _ = drive(tmp_path, 14, 3, kill_rate=0.05, knockout=knockout)
+    lobby = Lobby(tournament_config(players=14, buy_in=100, knockout=knockout))
+    returned = 0
+    for record in records:
+        lobby.apply(record)
+        returned += record["amount"] if record["type"] == "bounty_returned" else 0
+        m = lobby.model
+        assert sum(m.bounty_on.values()) + sum(m.bounties_won.values()) + returned == (
+            40 * m.entries
+        ), record["seq"]
+        for table in m.tables:
+            view = lobby.table_view(table)
+            assert view is not None
+            assert all(
+                len(row) == 4 and row[3] == m.bounty_on.get(row[1], 0) for row in view["seats"]
+            )
+    assert lobby.model.winner is not None and not lobby.model.bounty_on
+    assert any("'s bounty" in item.text and item.kind == "elimination" for item in lobby.feed)

@@ -105,7 +105,9 @@ def _serve(args: argparse.Namespace) -> int:
         stack.callback(store.close)
         # The deck service it starts dies with it, and comes back if it dies alone.
         say = logging.getLogger("orchestrator.frontdoor").warning
-        deck_target = args.deck_target or stack.enter_context(deck_service(args.store, say=say))
+        deck_target = (
+            args.deck_target or stack.enter_context(deck_service(args.store, say=say)).target
+        )
         stack.enter_context(local_ray(args.ray_address, namespace=RAY_NAMESPACE))
 
         def desk(hub: PlayerHub, gateway: str, secret: str, registry: CollectorRegistry) -> Desk:

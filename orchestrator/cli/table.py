@@ -46,6 +46,11 @@ def register(
     )
     play.add_argument("--blinds", default="50/100", help="small/big blind (50/100)")
     play.add_argument("--ante", type=int, default=0, help="ante per player (0)")
+    play.add_argument(
+        "--big-blind-ante",
+        action="store_true",
+        help="the ante is one ante for the table, posted by the big blind (BBA-1)",
+    )
     play.add_argument("--stack", type=positive_int, default=10_000, help="starting stack")
     play.add_argument("--show", action="store_true", help="print every hand as it is played")
     play.set_defaults(handler=_play)
@@ -72,6 +77,7 @@ def _play(args: argparse.Namespace) -> int:
             small_blind=small,
             big_blind=big,
             ante=args.ante,
+            big_blind_ante=args.big_blind_ante,
             betting=Betting(args.limit),
             policies=tuple(args.bots.split(",")),
         )

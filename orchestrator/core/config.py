@@ -29,6 +29,7 @@ class BlindLevel:
     small_blind: int
     big_blind: int
     ante: int = 0
+    big_blind_ante: bool = False  # BBA-1: `ante` is one ante for the table, from the big blind
 
 
 @dataclass(frozen=True, slots=True)

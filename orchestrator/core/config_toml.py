@@ -17,6 +17,8 @@ halt_short_tables = true  # HALT-1: a table 3+ players short of the fullest deal
 unit = "hands"            # "hands" (per table, for simulations) or "minutes" (RB-5)
 length = 10
 blinds = [[25, 50, 0], [50, 100, 0], [100, 200, 25]]   # small, big (HE-2: twice the small), ante
+big_blind_ante = false    # BBA-1: true makes each level's ante one ante for the table, posted by
+                          # the big blind after the blind (TDA's big blind ante)
 lead = 2                  # START-2, levels in hands: a table more than this many hands ahead
                           # of the slowest waits at its boundary (0: hand for hand)
 
@@ -80,6 +82,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +136,7 @@ _TOURNAMENT_KEYS = {
     "action_seconds",
     "halt_short_tables",
 }
-_LEVEL_KEYS = {"unit", "length", "blinds", "lead"}
+_LEVEL_KEYS = {"unit", "length", "blinds", "lead", "big_blind_ante"}
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -169,7 +172,9 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         raise ConfigError("tournament.name must be a non-empty string")
     max_per_table = _whole(tournament.get("max_per_table", 10), "max_per_table", low=2, high=10)
     players = _whole(tournament.get("players", max_per_table), "players", low=2)
-    levels = _parse_levels(levels_section.get("blinds"))
+    levels = _big_blind_ante(
+        _parse_levels(levels_section.get("blinds")), levels_section.get("big_blind_ante", False)
+    )
     starting_stack = _whole(tournament.get("starting_stack", 10_000), "starting_stack", low=1)
     if starting_stack < levels[0].big_blind:
         raise ConfigError(
@@ -242,6 +247,19 @@ def _action_seconds(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.1 <= value <= 600:
         raise ConfigError(f"action_seconds must be a number of seconds in 0.1..600, not {value!r}")
     return float(value)
+
+
+def _big_blind_ante(levels: tuple[BlindLevel, ...], value: object) -> tuple[BlindLevel, ...]:
+    """BBA-1: `big_blind_ante = true` makes every level's ante one ante for the table, posted
+    by the big blind (so the ante column is usually the big blind)."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"levels.big_blind_ante must be true or false, not {value!r}")
+    if value and not any(level.ante for level in levels):
+        raise ConfigError(
+            "levels.big_blind_ante = true, but no level has an ante: give the levels an ante "
+            "(the third number of each levels.blinds entry)"
+        )
+    return tuple(replace(level, big_blind_ante=value) for level in levels)
 
 
 def _parse_levels(raw: object) -> tuple[BlindLevel, ...]:

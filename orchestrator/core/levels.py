@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from orchestrator.core.config import BlindLevel, TournamentConfig
 
 __all__ = ["blind_level", "level_due"]
@@ -14,16 +16,21 @@ def blind_level(config: TournamentConfig, level: int) -> BlindLevel:
     >>> from orchestrator.core.config_toml import parse_config
     >>> cfg = parse_config({"tournament": {}, "levels": {"blinds": [[10, 20], [20, 40, 5]]}})
     >>> blind_level(cfg, 2)
-    BlindLevel(small_blind=20, big_blind=40, ante=5)
+    BlindLevel(small_blind=20, big_blind=40, ante=5, big_blind_ante=False)
     >>> blind_level(cfg, 4)
-    BlindLevel(small_blind=80, big_blind=160, ante=20)
+    BlindLevel(small_blind=80, big_blind=160, ante=20, big_blind_ante=False)
     """
     schedule = config.levels
     if level <= len(schedule):
         return schedule[level - 1]
     last = schedule[-1]
     factor = 2 ** (level - len(schedule))
-    return BlindLevel(last.small_blind * factor, last.big_blind * factor, last.ante * factor)
+    return replace(
+        last,
+        small_blind=last.small_blind * factor,
+        big_blind=last.big_blind * factor,
+        ante=last.ante * factor,
+    )
 
 
 def level_due(

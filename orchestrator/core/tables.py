@@ -60,6 +60,7 @@ class TableState:
             small_blind=blinds.small_blind,
             big_blind=blinds.big_blind,
             ante=blinds.ante,
+            big_blind_ante=blinds.big_blind_ante,
             betting=betting,
             sitting_out=tuple(s for s in occupied if sits_out(seats[s])),
         )

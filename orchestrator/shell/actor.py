@@ -51,6 +51,7 @@ from orchestrator.errors import (
     LeaseLost,
     LedgerError,
     RecordError,
+    RecoveryError,
     RegistrationError,
     ReportError,
     SanctionError,
@@ -79,6 +80,7 @@ class StoreSettings:
     url: str
     run_id: str
     snapshot_every: int = 2000  # events between snapshots of the core
+    epoch: str | None = None  # the store's when the run began: a store without it lost its data
 
 
 class Orchestrator:
@@ -116,7 +118,9 @@ class Orchestrator:
         self._timings: deque[tuple[float, float]] = deque(maxlen=100_000)
         self._stream = stream_name(tournament_id, store.run_id)
         self._owner = orchestrator_name(tournament_id)  # a restart of this actor is the owner
-        self._store: Store = open_store(store.url)
+        self._store: Store = open_store(store.url, epoch=store.epoch)
+        if store.epoch is not None:  # a restart on a store that lost its data stops here
+            _patiently(lambda: self._store.check_epoch(store.epoch or ""))
         _patiently(self._take_lease)
         self._log = EventLog(self._store, self._stream)
         self._since_snapshot = 0
@@ -129,9 +133,12 @@ class Orchestrator:
         )
         rebuilt = _patiently(lambda: rebuild_from_store(self._store, self._stream, given=opened))
         self._recovered = rebuilt is not None
+        global _crashes
+        crashes = _crashes = CrashBook(self._store, self._stream, at=lambda: self._log.durable_seq)
         if rebuilt is not None:  # Ray restarted us: the log has the truth
             self._tournament = rebuilt.tournament
             self._log.resume(rebuilt.records, after=rebuilt.after)
+            _patiently(lambda: crashes.check(self._log.seq))
             self._opening: tuple[Directive, ...] = ()
         else:
             with contextlib.suppress(TournamentExists):  # by our incarnation that just died
@@ -651,10 +658,47 @@ def _decide(step: Callable[[], Step]) -> Step:
         _crash("the tournament core failed in a step", exc)
 
 
+class CrashBook:
+    """The orchestrator's crashes, in the store beside its log (stream `{run}.crashes`, one
+    record per crash with the log's seq at the time), so a restart knows whether its
+    predecessors got anywhere: Ray restarts the actor for ever (no budget, any number of
+    kills), but a failure that comes back on every rebuild, with no step taken in between,
+    ends the run after `CRASH_LOOP` of them instead of looping."""
+
+    def __init__(self, store: Store, stream: str, *, at: Callable[[], int]) -> None:
+        self._store = store
+        self._stream = f"{stream}.crashes"
+        self._at = at  # the log's durable seq: where a restart rebuilds to
+
+    def record(self, reason: str) -> None:
+        """Best effort: the store may be what failed."""
+        with contextlib.suppress(Exception):
+            last = self._store.last_seq(self._stream)
+            crash = {"seq": last + 1, "ts": time.time(), "type": "crash", "at": self._at()}
+            self._store.append(self._stream, [crash | {"reason": reason}])
+
+    def check(self, at: int) -> None:
+        """`RecoveryError` when the last `CRASH_LOOP` crashes all came at seq `at`."""
+        crashes = self._store.read(self._stream)[-CRASH_LOOP:]
+        if len(crashes) == CRASH_LOOP and all(c.get("at") == at for c in crashes):
+            raise RecoveryError(
+                f"the orchestrator crashed {CRASH_LOOP} times at seq {at} with no step taken "
+                f"in between (last: {crashes[-1].get('reason')}): not restarted again; its "
+                "log holds every step taken, fix the cause and `mtt resume`"
+            )
+
+
+CRASH_LOOP = 5  # crashes at one log position in a row that end the run
+_crashes: CrashBook | None = None  # this process's orchestrator's (one actor per process)
+
+
 def _crash(reason: str, failure: BaseException) -> NoReturn:
-    """Die with the reason logged: Ray restarts this actor (a crash, not an exit), and the
-    new one rebuilds the core from the log, which holds every step that was taken whole."""
+    """Die with the reason logged and recorded: Ray restarts this actor (a crash, not an
+    exit), and the new one rebuilds the core from the log, which holds every step that was
+    taken whole."""
     logging.getLogger(__name__).error("%s; restarting from the log", reason, exc_info=failure)
+    if _crashes is not None:
+        _crashes.record(f"{reason}: {failure!r}")
     logging.shutdown()
     os._exit(1)
 

@@ -32,10 +32,11 @@ from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import EventRecord
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import OrchestratorError
-from orchestrator.shell.decks import deck_service, watched_deck_service
+from orchestrator.shell.decks import Decks, deck_service, watched_deck_service
 from orchestrator.shell.export import check_folder
 from orchestrator.shell.run_control import StoreEventSource
 from orchestrator.shell.simulation import LateBots, entry_deposits, late_bot_names
+from orchestrator.shell.store import open_store
 from orchestrator.views.metrics import TournamentMetrics
 
 if TYPE_CHECKING:
@@ -230,16 +231,35 @@ def say(line: str) -> None:
     print(f"\n{line}", flush=True)
 
 
+class StoreGuard:
+    """The driver's own look at the run's store: its epoch when the run began (the used-deck
+    store's, one for both at a URL, written by the first opener), and `check()`, which raises
+    `StoreLost` once the store no longer holds it (a Redis restarted empty)."""
+
+    def __init__(self, url: str) -> None:
+        self._store = open_store(url)
+        self.epoch = self._store.decks.epoch
+
+    def check(self) -> None:
+        self._store.check_epoch(self.epoch)
+
+    def __enter__(self) -> StoreGuard:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._store.close()
+
+
 @contextmanager
-def decks_for(options: RunOptions, store: str) -> Iterator[str]:
+def decks_for(options: RunOptions, store: str) -> Iterator[Decks]:
     """The run's deck service: the one given (`--deck`), watched; else a child process on the
-    run's store, supervised. Yields its address."""
+    run's store, supervised. Yields it."""
     if options.deck:
-        with watched_deck_service(options.deck, say=say) as target:
-            yield target
+        with watched_deck_service(options.deck, say=say) as watched:
+            yield watched
         return
-    with deck_service(store, metrics_port=options.deck_metrics_port, say=say) as target:
-        yield target
+    with deck_service(store, metrics_port=options.deck_metrics_port, say=say) as service:
+        yield service
 
 
 def prepare_folder(out: Path, *, force: bool) -> None:
@@ -262,7 +282,6 @@ def exported(store: str, stream: str, out: Path) -> Iterator[None]:
     is over, what the store holds so far when it is interrupted (Ctrl-C). Nothing wrote them
     while it ran."""
     from orchestrator.shell.export import export_run
-    from orchestrator.shell.store import open_store
 
     def export() -> None:
         opened = open_store(store)
@@ -362,9 +381,10 @@ def run_tournament(
         tournament_id, StoreEventSource(store, stream), options.metrics, progress
     )
     with (
+        StoreGuard(store) as guard,
         live_view(config, store, stream, options.ui) as control,
         exported(store, stream, out),
-        decks_for(options, store) as deck_target,
+        decks_for(options, store) as decks,
         cluster_context as cluster,
         follower,
     ):
@@ -374,7 +394,7 @@ def run_tournament(
                 pass
         follower.restart_clock()
         settings = TableSettings(
-            deck_target=deck_target,
+            deck_target=decks.target,
             bots=options.bots,
             seed=options.seed,
         )
@@ -386,7 +406,7 @@ def run_tournament(
             seed=options.seed,
             out_dir=str(out),
             tables=settings,
-            store=StoreSettings(url=store, run_id=run_id),
+            store=StoreSettings(url=store, run_id=run_id, epoch=guard.epoch),
             resources={HEAD: 0.001} if cluster is not None else None,
         )
         orchestrator.start().get()
@@ -396,6 +416,8 @@ def run_tournament(
 
         def every_poll() -> None:
             nonlocal killed
+            guard.check()  # a store that lost its data stops the run (RNG-3)
+            decks.check()
             if late_bots.waiting:
                 _register_late_bots(orchestrator, late_bots)
             due = options.kill_node_after is not None and (

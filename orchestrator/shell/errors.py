@@ -21,6 +21,7 @@ The table, first match wins (a subclass before its base)::
     sqlite3.Error                               StoreError
     rng_service DeckStoreUnavailable            StoreUnavailable (the used-deck store that
     rng_service BadDeckStoreUrl                 BadStoreUrl       `Store.decks` hands out)
+    rng_service DeckStoreLost                   StoreLost
     rng_service DeckStoreError                  StoreError
     rng_service DeckServiceUnavailable          RemoteUnavailable (the deck service)
     rng_service DeckServiceError                RemoteFailure
@@ -50,6 +51,7 @@ from orchestrator.errors import (
     RemoteTimeout,
     RemoteUnavailable,
     StoreError,
+    StoreLost,
     StoreUnavailable,
 )
 
@@ -89,6 +91,7 @@ MAPPED: tuple[_Row, ...] = (
     _Row("sqlite3", "Error", StoreError),
     _Row(_RNG, "DeckStoreUnavailable", StoreUnavailable),
     _Row(_RNG, "BadDeckStoreUrl", BadStoreUrl),
+    _Row(_RNG, "DeckStoreLost", StoreLost),
     _Row(_RNG, "DeckStoreError", StoreError),
     _Row(_RNG, "DeckServiceUnavailable", RemoteUnavailable, "the deck service"),
     _Row(_RNG, "DeckServiceError", RemoteFailure, "the deck service"),

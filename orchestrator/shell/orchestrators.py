@@ -29,8 +29,11 @@ __all__ = ["Answer", "OrchestratorHandle", "orchestrator_name"]
 _T = TypeVar("_T")
 
 # How an orchestrator is created: named by its tournament, detached (it outlives whoever
-# created it), restarted by Ray when it dies, and every call to it retried against the new one.
-RESTARTABLE: dict[str, Any] = {"lifetime": "detached", "max_restarts": 10, "max_task_retries": -1}
+# created it), restarted by Ray whenever it dies (no budget: a run outlives any number of
+# kills, and everything it decided is in the store), and every call to it retried against the
+# new one. A death a restart cannot cure ends there: an error in its constructor (a store that
+# lost its data, a log that does not replay) is not restarted by Ray, and the run stops.
+RESTARTABLE: dict[str, Any] = {"lifetime": "detached", "max_restarts": -1, "max_task_retries": -1}
 
 
 def orchestrator_name(tournament_id: str) -> str:

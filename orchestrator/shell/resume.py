@@ -37,6 +37,7 @@ from orchestrator.shell.driver import (
     MetricsEndpoint,
     RunFollower,
     RunOptions,
+    StoreGuard,
     UiOptions,
     actors_for,
     decks_for,
@@ -137,7 +138,8 @@ def _resume(
     deck_options = RunOptions(out=out, seed=seed, deck=options.deck)
     with (
         live_view(core.config, options.store, stream, options.ui) as control,
-        decks_for(deck_options, options.store) as deck_target,
+        StoreGuard(options.store) as guard,
+        decks_for(deck_options, options.store) as decks,
         local_ray(options.ray_address, namespace=RUN_NAMESPACE, workers=actors_for(core.config)),
         follower,
     ):
@@ -160,9 +162,10 @@ def _resume(
                     tournament_id=side.partition("/")[0],
                     seed=seed + event,
                     out=out / "side-events" / str(event),
-                    deck_target=deck_target,
+                    deck_target=decks.target,
                     options=options,
                     run_id=run_id,
+                    epoch=guard.epoch,
                 ).start()
             orchestrator = _launch(
                 core.config,
@@ -170,9 +173,10 @@ def _resume(
                 tournament_id=tournament_id,
                 seed=seed,
                 out=out,
-                deck_target=deck_target,
+                deck_target=decks.target,
                 options=options,
                 run_id=run_id,
+                epoch=guard.epoch,
             )
         else:
             say(f"{stream}'s orchestrator is alive on the cluster: following it to the end")
@@ -180,7 +184,12 @@ def _resume(
         orchestrator.start().get()
         if control is not None:
             control.orchestrator = orchestrator
-        outcome = follower.follow(orchestrator)
+
+        def every_poll() -> None:
+            guard.check()  # a store that lost its data stops the run (RNG-3)
+            decks.check()
+
+        outcome = follower.follow(orchestrator, every_poll=every_poll)
         if control is not None:
             control.orchestrator = None
         orchestrator.kill()
@@ -251,6 +260,7 @@ def _launch(
     deck_target: str,
     options: ResumeOptions,
     run_id: str,
+    epoch: str,
 ) -> OrchestratorHandle:
     """A run's orchestrator actor, launched with the run's id: it finds its log and rebuilds
     itself from it (`orchestrator.shell.actor`)."""
@@ -269,5 +279,5 @@ def _launch(
         seed=seed,
         out_dir=str(out),
         tables=TableSettings(deck_target=deck_target, bots=options.bots, seed=seed),
-        store=StoreSettings(url=options.store, run_id=run_id),
+        store=StoreSettings(url=options.store, run_id=run_id, epoch=epoch),
     )

@@ -35,6 +35,8 @@ from orchestrator.core import codec
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import (
     Addon,
+    BountyReturned,
+    BountyWon,
     BreakStarted,
     ButtonAssigned,
     ChipsRemoved,
@@ -112,6 +114,8 @@ class ReadModel:
     field_size: int = 0  # different players
     prize_pool: int = 0  # cents (REG-1: the buy-ins; GTD-1: and the overlay)
     prizes: dict[int, int] = field(default_factory=dict)  # place -> amount, once awarded
+    bounty_on: dict[str, int] = field(default_factory=dict)  # cents on a player's head (KO-1/2)
+    bounties_won: dict[str, int] = field(default_factory=dict)  # cents won in cash (KO-3)
     # --- the clock
     hands: int = 0
     level: int = 0
@@ -186,6 +190,9 @@ class ReadModel:
                 self.field_size += event.entry == 1
                 self.prize_pool += event.buy_in
                 self._paid[event.player] = event.buy_in
+                rules = self.config.knockout if self.config else None
+                if rules is not None and rules.kind != "mystery":  # KO-4 has none on a head
+                    self.bounty_on[event.player] = rules.bounty
             case OverlayPaid():  # GTD-1: the operator made up the guarantee
                 self.prize_pool += event.overlay
             case PlayerUnregistered():  # REG-2: before the start, the only entry given back
@@ -267,6 +274,15 @@ class ReadModel:
                 self.prizes[event.place] = event.amount
                 self.places.setdefault(event.player, event.place)
                 self._touched.places[event.player] = event.place
+            case BountyWon():
+                self.bounties_won[event.player] = (
+                    self.bounties_won.get(event.player, 0) + event.cash
+                )
+                if event.player in self.bounty_on:
+                    self.bounty_on[event.player] += event.added
+                self.bounty_on.pop(event.eliminated, None)
+            case BountyReturned():
+                self.bounty_on.pop(event.player, None)
             case HandVoided():
                 self.voided += 1
             case TableRestarted():

@@ -16,17 +16,18 @@ from rng_service.store.sqlite_store import SqliteDeckStore
 __all__ = ["DeckStore", "RedisDeckStore", "SqliteDeckStore", "open_store"]
 
 
-def open_store(url: str) -> DeckStore:
-    """Open the used-deck store named by `url`."""
+def open_store(url: str, *, epoch: str | None = None) -> DeckStore:
+    """Open the used-deck store named by `url`; with `epoch`, one that must hold that epoch
+    (`DeckStoreLost` otherwise: it lost its data), else its own or a new one."""
     scheme = urlsplit(url).scheme
     if scheme in ("redis", "rediss", "unix"):
-        return RedisDeckStore(url)
+        return RedisDeckStore(url, epoch=epoch)
     if scheme == "sqlite":
         prefix = "sqlite:///"
         if not url.startswith(prefix) or len(url) == len(prefix):
             raise BadDeckStoreUrl(f"expected sqlite:///path/to/file.db, got {url!r}")
         # sqlite:///rel.db is relative, sqlite:////abs.db absolute (SQLAlchemy's convention).
-        return SqliteDeckStore(url[len(prefix) :])
+        return SqliteDeckStore(url[len(prefix) :], epoch=epoch)
     raise BadDeckStoreUrl(
         f"unknown store URL {url!r}: use redis://host:port/db or sqlite:///file.db"
     )

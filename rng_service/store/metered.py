@@ -19,7 +19,12 @@ from contextlib import contextmanager
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
-from rng_service.errors import BadDeckStoreUrl, DeckStoreError, DeckStoreUnavailable
+from rng_service.errors import (
+    BadDeckStoreUrl,
+    DeckStoreError,
+    DeckStoreLost,
+    DeckStoreUnavailable,
+)
 from rng_service.store.base import DeckStore
 
 __all__ = ["STORE_OBJECTIVE_SECONDS", "MeteredDeckStore", "StoreMetrics"]
@@ -32,6 +37,7 @@ _SHARED_NAMES: dict[type[BaseException], str] = {
     DeckStoreError: "StoreError",
     DeckStoreUnavailable: "StoreUnavailable",
     BadDeckStoreUrl: "BadStoreUrl",
+    DeckStoreLost: "StoreLost",
 }
 
 
@@ -81,6 +87,7 @@ class MeteredDeckStore:
         self._store = store
         self._metrics = metrics
         self._backend = backend
+        self.epoch = store.epoch
         metrics.start_at_zero("decks", backend, ("record_new", "count"))
 
     def record_new(self, digests: Sequence[bytes]) -> list[int | None]:

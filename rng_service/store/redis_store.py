@@ -19,15 +19,16 @@ Durability: run Redis with `appendonly yes` in production, or a restart forgets 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
 from rng_service.errors import DeckStoreError, DeckStoreUnavailable
-from rng_service.store.base import check_digests
+from rng_service.store.base import EPOCH_KEY, check_digests, lost
 
 __all__ = ["BUCKET_BYTES", "COUNTER_KEY", "LISTPACK_ENTRIES", "RedisDeckStore", "bucket_key"]
 
@@ -35,13 +36,20 @@ BUCKET_BYTES = 2
 LISTPACK_ENTRIES = 1024
 COUNTER_KEY = b"mtt:udn"
 _BUCKET_PREFIX = b"mtt:ud:"
+_T = TypeVar("_T")
 
-# KEYS[1] the counter; ARGV[1] the batch's digests, 16 bytes each, concatenated. One argument
+# KEYS[1] the counter, KEYS[2] the epoch; ARGV[1] the batch's digests, 16 bytes each,
+# concatenated, ARGV[2] the epoch the store held when opened (a store restarted empty holds
+# none: the batch is refused whole, {-1, what it holds}). One argument
 # and a two-element reply (the counter after the batch, a '1'/'0' per digest: new or not) keep
 # client-side packing and parsing O(1) calls per batch. HSETNX runs in order, so a repeat
 # within the batch is caught. The bucket name here must match `bucket_key` (tested).
 # Buckets are not declared in KEYS: fine on a single Redis, not on Redis Cluster.
 _RECORD = """
+local held = redis.call('GET', KEYS[2])
+if held ~= ARGV[2] then
+  return {-1, held or ''}
+end
 local blob = ARGV[1]
 local flags = {}
 local fresh = 0
@@ -75,7 +83,7 @@ def _on_connect(connection: Any) -> None:
 
 
 class RedisDeckStore:
-    def __init__(self, url: str, *, timeout: float = 2.0) -> None:
+    def __init__(self, url: str, *, timeout: float = 2.0, epoch: str | None = None) -> None:
         self._client = redis.Redis.from_url(
             url,
             socket_timeout=timeout,
@@ -88,17 +96,37 @@ class RedisDeckStore:
             redis_connect_func=_on_connect,
         )
         self._record = self._client.register_script(_RECORD)
+        self._url = url
+        self.epoch = self._call(lambda: self._open_epoch(epoch))
+
+    def _open_epoch(self, expected: str | None) -> str:
+        if expected is None:  # a store opened for the first time gets its epoch now
+            self._client.set(EPOCH_KEY, uuid.uuid4().hex, nx=True)
+        held: Any = self._client.get(EPOCH_KEY)
+        found = None if held is None else bytes(held).decode()
+        if found is None or (expected is not None and found != expected):
+            raise lost(self._url, expected or "(just written)", found)
+        return found
+
+    def _call(self, call: Callable[[], _T]) -> _T:
+        try:
+            return call()
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise DeckStoreUnavailable(f"redis used-deck store unreachable: {exc}") from exc
+        except redis.RedisError as exc:
+            raise DeckStoreError(f"redis used-deck store failed: {exc}") from exc
 
     def record_new(self, digests: Sequence[bytes]) -> list[int | None]:
         check_digests(digests)
         if not digests:
             return []
-        try:
-            last, flags = self._record(keys=[COUNTER_KEY], args=[b"".join(digests)])
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise DeckStoreUnavailable(f"redis used-deck store unreachable: {exc}") from exc
-        except redis.RedisError as exc:
-            raise DeckStoreError(f"redis used-deck store failed: {exc}") from exc
+        last, flags = self._call(
+            lambda: self._record(
+                keys=[COUNTER_KEY, EPOCH_KEY], args=[b"".join(digests), self.epoch]
+            )
+        )
+        if int(last) < 0:
+            raise lost(self._url, self.epoch, bytes(flags).decode() or None)
         serial = int(last) - flags.count(b"1")
         serials: list[int | None] = []
         for flag in flags:
@@ -110,12 +138,7 @@ class RedisDeckStore:
         return serials
 
     def count(self) -> int:
-        try:
-            value = self._client.get(COUNTER_KEY)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise DeckStoreUnavailable(f"redis used-deck store unreachable: {exc}") from exc
-        except redis.RedisError as exc:
-            raise DeckStoreError(f"redis used-deck store failed: {exc}") from exc
+        value = self._call(lambda: self._client.get(COUNTER_KEY))
         return int(value or 0)
 
     def close(self) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import uuid
 from collections.abc import Sequence
 
 from rng_service.errors import DeckStoreError, DeckStoreUnavailable
-from rng_service.store.base import check_digests
+from rng_service.store.base import EPOCH_KEY, check_digests, lost
 
 __all__ = ["SqliteDeckStore"]
 
@@ -15,7 +16,11 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS used_decks (
     serial INTEGER PRIMARY KEY,      -- never deleted, so rowids are never reused
     digest BLOB NOT NULL UNIQUE      -- 16 bytes, commit.deck_digest
-)
+);
+CREATE TABLE IF NOT EXISTS store_epoch (  -- one row: the store's generation (base.EPOCH_KEY)
+    name TEXT PRIMARY KEY,
+    epoch TEXT NOT NULL
+);
 """
 
 
@@ -26,7 +31,10 @@ def _translate(exc: sqlite3.Error, what: str) -> DeckStoreError:
 
 
 class SqliteDeckStore:
-    def __init__(self, path: str) -> None:
+    """Its epoch is checked when it is opened: a file removed or replaced under an open
+    connection leaves that connection on the file it opened, so writes need no check."""
+
+    def __init__(self, path: str, *, epoch: str | None = None) -> None:
         self._lock = threading.Lock()
         try:
             # check_same_thread=False: the server calls us from a worker thread; _lock serialises.
@@ -35,9 +43,22 @@ class SqliteDeckStore:
             )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
+            self._db.executescript(_SCHEMA)
+            if epoch is None:  # a store opened for the first time gets its epoch now
+                self._db.execute(
+                    "INSERT OR IGNORE INTO store_epoch (name, epoch) VALUES (?, ?)",
+                    (EPOCH_KEY, uuid.uuid4().hex),
+                )
+            row = self._db.execute(
+                "SELECT epoch FROM store_epoch WHERE name = ?", (EPOCH_KEY,)
+            ).fetchone()
         except sqlite3.Error as exc:
             raise _translate(exc, f"cannot open {path!r}") from exc
+        found = None if row is None else str(row[0])
+        if found is None or (epoch is not None and found != epoch):
+            self._db.close()
+            raise lost(f"sqlite:///{path}", epoch or "(just written)", found)
+        self.epoch = found
 
     def record_new(self, digests: Sequence[bytes]) -> list[int | None]:
         check_digests(digests)

@@ -28,11 +28,13 @@ __all__ = [
 _SQLITE_PREFIX = "sqlite:///"
 
 
-def open_store(url: str) -> Store:
-    """Open the store named by `url`; `BadStoreUrl` for anything we do not know."""
+def open_store(url: str, *, epoch: str | None = None) -> Store:
+    """Open the store named by `url`; `BadStoreUrl` for anything we do not know. With
+    `epoch` (the one it held when the run began), every append on Redis checks it, atomically
+    with the write (`StoreLost`: Redis restarted empty)."""
     scheme = urlsplit(url).scheme if isinstance(url, str) else ""
     if scheme in ("redis", "rediss"):
-        return RedisStore(url)
+        return RedisStore(url, epoch=epoch)
     if scheme == "sqlite":
         if not url.startswith(_SQLITE_PREFIX) or len(url) == len(_SQLITE_PREFIX):
             raise BadStoreUrl(f"expected sqlite:///path/to/file.db, got {url!r}")

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from orchestrator.errors import StoreCorrupted
+from orchestrator.errors import StoreCorrupted, StoreLost
 from rng_service.store import DeckStore
 
 __all__ = [
@@ -136,6 +136,12 @@ class Store(Protocol):
         """The deck service's used-deck store at the same URL (opened on first use)."""
         ...
 
+    def check_epoch(self, expected: str) -> None:
+        """`StoreLost` unless the store holds `expected`, the epoch it had when the run began
+        (`decks.epoch`, one for both stores at a URL). A store opened with `epoch=` checks it
+        on every append too, where it can lose its data under an open connection (Redis)."""
+        ...
+
     def close(self) -> None:
         """Release connections (and the deck store's); the store is not used after this."""
         ...
@@ -224,3 +230,12 @@ def decode_meta(tournament: str, text: str | bytes) -> dict[str, Any]:
     if not isinstance(meta, dict):
         raise StoreCorrupted(tournament, None, "registry entry is not a JSON object")
     return meta
+
+
+def store_lost(url: str, expected: str, found: str | None) -> StoreLost:
+    """The error of a store that does not hold the epoch it held when the run began."""
+    held = "no epoch" if not found else f"epoch {found}"
+    return StoreLost(
+        f"the store {url} lost its data: it holds {held}, not epoch {expected} (restarted "
+        "empty, or replaced?); nothing more is written to it, and no deck is dealt from it"
+    )

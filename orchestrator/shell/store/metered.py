@@ -99,5 +99,9 @@ class MeteredStore:
             self._decks = MeteredDeckStore(self._store.decks, self._metrics, backend=self._backend)
         return self._decks
 
+    def check_epoch(self, expected: str) -> None:
+        with self._timed("check_epoch"):
+            self._store.check_epoch(expected)
+
     def close(self) -> None:
         self._store.close()

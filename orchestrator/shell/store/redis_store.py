@@ -57,6 +57,7 @@ from orchestrator.errors import (
     LogConflict,
     StoreCorrupted,
     StoreError,
+    StoreLost,
     StoreUnavailable,
     TournamentExists,
     UnknownTournament,
@@ -72,9 +73,11 @@ from orchestrator.shell.store.base import (
     decode_meta,
     decode_record,
     encode_record,
+    store_lost,
     ttl_millis,
 )
 from rng_service.store import DeckStore, RedisDeckStore
+from rng_service.store.base import EPOCH_KEY
 
 __all__ = ["REGISTRY_KEY", "RedisDurability", "RedisStore", "log_key"]
 
@@ -86,8 +89,12 @@ _T = TypeVar("_T")
 # of hands. Returns {1, new last}, {0, last} (refused: not the next seq) or {2, name} (refused:
 # that hand is stored with another text). Nothing is written unless all is.
 _APPEND = """
-local first = tonumber(ARGV[1])
-local n = tonumber(ARGV[2])
+if ARGV[1] ~= '' then
+  local held = redis.call('GET', KEYS[4])
+  if held ~= ARGV[1] then return {3, held or ''} end
+end
+local first = tonumber(ARGV[2])
+local n = tonumber(ARGV[3])
 if n > 0 then
   local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
   local last = 0
@@ -96,7 +103,7 @@ if n > 0 then
 end
 local batch = {}
 local new = {}
-for i = 3 + n, #ARGV, 2 do
+for i = 4 + n, #ARGV, 2 do
   local name, text = ARGV[i], ARGV[i + 1]
   local there = batch[name] or redis.call('HGET', KEYS[2], name)
   if there then
@@ -107,7 +114,7 @@ for i = 3 + n, #ARGV, 2 do
   end
 end
 for i = 1, n do
-  redis.call('XADD', KEYS[1], string.format('%d-0', first + i - 1), 'r', ARGV[2 + i])
+  redis.call('XADD', KEYS[1], string.format('%d-0', first + i - 1), 'r', ARGV[3 + i])
 end
 for _, i in ipairs(new) do
   redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
@@ -178,8 +185,11 @@ class RedisDurability:
 
 
 class RedisStore:
-    def __init__(self, url: str, *, timeout: float = 2.0, wait_aof: bool = True) -> None:
+    def __init__(
+        self, url: str, *, timeout: float = 2.0, wait_aof: bool = True, epoch: str | None = None
+    ) -> None:
         self._url = url
+        self._epoch = epoch  # checked by every append (`check_epoch`)
         self._wait_aof_ms = round(timeout * 1000) if wait_aof else 0
         self._durability: RedisDurability | None = None
         self._decks: DeckStore | None = None
@@ -237,10 +247,16 @@ class RedisStore:
         check_hands(hands)
         if not records and not hands:
             return
-        args: list[int | str] = [first, len(records), *(encode_record(r) for r in records)]
+        epoch = self._epoch or ""
+        args: list[int | str] = [epoch, first, len(records), *(encode_record(r) for r in records)]
         for hand in hands:
             args += [_hand_name(hand.table, hand.hand), hand.text]
-        keys = [log_key(tournament), _key(tournament, "hands"), _key(tournament, "hand-index")]
+        keys = [
+            log_key(tournament),
+            _key(tournament, "hands"),
+            _key(tournament, "hand-index"),
+            EPOCH_KEY.encode(),  # not in the tournament's slot: a single Redis, as for the decks
+        ]
         wait = self._wait_aof_ms > 0 and self.durability().waitaof
 
         def run() -> tuple[list[Any], list[int] | None]:
@@ -259,6 +275,8 @@ class RedisStore:
         if verdict == 2:
             table, number = (int(part) for part in bytes(detail).split(b":"))
             raise HandConflict(tournament, table=table, hand=number)
+        if verdict == 3:
+            raise self._lost(epoch, bytes(detail).decode() or None)
         if synced is not None and int(synced[0]) < 1:
             raise StoreUnavailable(
                 f"redis store: append to {tournament!r} at seq {first} is written but not "
@@ -415,6 +433,15 @@ class RedisStore:
         if self._decks is None:
             self._decks = RedisDeckStore(self._url)
         return self._decks
+
+    def check_epoch(self, expected: str) -> None:
+        held: Any = self._call("read the store's epoch", lambda: self._client.get(EPOCH_KEY))
+        found = None if held is None else bytes(held).decode()
+        if found != expected:
+            raise self._lost(expected, found)
+
+    def _lost(self, expected: str, found: str | None) -> StoreLost:
+        return store_lost(self._url, expected, found)
 
     def close(self) -> None:
         if self._decks is not None:

@@ -46,9 +46,11 @@ from orchestrator.shell.store.base import (
     decode_meta,
     decode_record,
     encode_record,
+    store_lost,
     ttl_millis,
 )
 from rng_service.store import DeckStore, SqliteDeckStore
+from rng_service.store.base import EPOCH_KEY
 
 __all__ = ["SqliteStore"]
 
@@ -328,6 +330,20 @@ class SqliteStore:
         return str(rows[0][0]) if rows else None
 
     # -- used decks, lifecycle --------------------------------------------------------------
+
+    def check_epoch(self, expected: str) -> None:
+        with self._lock:
+            try:
+                row = self._db.execute(
+                    "SELECT epoch FROM store_epoch WHERE name = ?", (EPOCH_KEY,)
+                ).fetchone()
+            except sqlite3.OperationalError:  # no such table: no deck store was ever opened
+                row = None
+            except sqlite3.Error as exc:
+                raise _translate(exc, "read the store's epoch") from exc
+        found = None if row is None else str(row[0])
+        if found != expected:
+            raise store_lost(f"sqlite:///{self._path}", expected, found)
 
     @property
     def decks(self) -> DeckStore:

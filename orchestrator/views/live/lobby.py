@@ -19,6 +19,7 @@ from typing import Any
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import (
     Addon,
+    BountyWon,
     BreakStarted,
     Event,
     EventRecord,
@@ -181,11 +182,17 @@ class Lobby:
         seats = m.tables.get(table)
         if seats is None:
             return None
+        knockout = self.config.knockout
+        heads = knockout is not None and knockout.kind != "mystery"  # KO-4 has none on a head
         return {
             "table": table,
             "button": m.buttons.get(table),
             "final": table == m.final_table,
-            "seats": [[s, p, m.stacks.get(p, 0)] for s, p in sorted(seats.items())],
+            # [seat, player, stack], and the cents on his head in a knockout (KO-1, KO-2)
+            "seats": [
+                [s, p, m.stacks.get(p, 0), *([m.bounty_on.get(p, 0)] if heads else [])]
+                for s, p in sorted(seats.items())
+            ],
         }
 
     def clock(self, now: float) -> dict[str, Any]:
@@ -253,6 +260,11 @@ def _feed_text(event: Event) -> tuple[str, str] | None:
             )
         case TableClosed():
             return "table", f"table {event.table} closes"
+        case BountyWon():
+            won = f"{event.cash / 100:,.2f}" + (
+                f" and {event.added / 100:,.2f} on his own head" if event.added else ""
+            )
+            return "elimination", f"{event.player} wins {won} of {event.eliminated}'s bounty"
         case PlayStarted():
             return "table", f"shuffle up and deal: {len(event.tables)} tables start"
         case FinalTable():

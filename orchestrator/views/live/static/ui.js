@@ -4,7 +4,7 @@
 const view = {
   clock: null,          // the last clock the server sent
   clockAt: 0,           // when it arrived (ms, this browser's clock)
-  tables: new Map(),    // table -> {table, button, final, seats: [[seat, player, stack]]}
+  tables: new Map(),    // table -> {table, button, final, seats: [[seat, player, stack, bounty?]]}
   places: {},           // player -> place
   ranking: [],
   feed: [],             // newest first
@@ -183,11 +183,12 @@ function tableCard(t) {
   head.append(el("span", "count", `${t.seats.length} player${t.seats.length === 1 ? "" : "s"}`));
   card.append(head);
   const list = el("ol", "seats");
-  for (const [seat, player, stack] of t.seats) {
+  for (const [seat, player, stack, bounty] of t.seats) {
     const row = el("li");
     row.dataset.player = player;
     row.append(el("span", "seat", String(seat)), el("span", "name", player));
     if (seat === t.button) row.append(el("span", "button", "D"));
+    if (bounty !== undefined) row.append(el("span", "bounty", money(bounty)));  // KO-1, KO-2
     row.append(el("span", "stack", chips(stack)));
     list.append(row);
   }
