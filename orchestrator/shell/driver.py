@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import psutil
 from prometheus_client import CollectorRegistry, start_http_server
@@ -33,6 +33,7 @@ from orchestrator.core.events import EventRecord
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import OrchestratorError
 from orchestrator.shell.decks import Decks, deck_service, watched_deck_service
+from orchestrator.shell.errors import first_line
 from orchestrator.shell.export import check_folder
 from orchestrator.shell.run_control import StoreEventSource
 from orchestrator.shell.simulation import LateBots, entry_deposits, late_bot_names
@@ -159,15 +160,21 @@ def simulated_cluster(nodes: int) -> Iterator[Any]:
     import ray
     from ray.cluster_utils import Cluster
 
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args={
-            "num_cpus": 1,
-            "resources": {HEAD: 1},
-            # Notice a dead node in about a second (Ray's default takes ~15 s).
-            "_system_config": {"health_check_period_ms": 300, "health_check_failure_threshold": 3},
-        },
-    )
+    def head() -> Any:
+        return Cluster(
+            initialize_head=True,
+            head_node_args={
+                "num_cpus": 1,
+                "resources": {HEAD: 1},
+                # Notice a dead node in about a second (Ray's default takes ~15 s).
+                "_system_config": {
+                    "health_check_period_ms": 300,
+                    "health_check_failure_threshold": 3,
+                },
+            },
+        )
+
+    cluster = _start_ray(head, undo=ray.shutdown)
     try:
         for _ in range(nodes - 1):
             cluster.add_node(num_cpus=1)
@@ -180,7 +187,7 @@ def simulated_cluster(nodes: int) -> Iterator[Any]:
         yield cluster
     finally:
         ray.shutdown()
-        cluster.shutdown()  # type: ignore[no-untyped-call]
+        cluster.shutdown()
 
 
 def kill_a_table_node(cluster: Any, table_nodes: dict[int, str]) -> str | None:
@@ -298,6 +305,27 @@ def exported(store: str, stream: str, out: Path) -> Iterator[None]:
     export()
 
 
+RAY_START_ATTEMPTS = 2
+_T = TypeVar("_T")
+
+
+def _start_ray(start: Callable[[], _T], *, undo: Callable[[], None]) -> _T:
+    """Start a Ray of our own on this machine. Its own processes (GCS, raylet) may miss their
+    start-up deadline on a loaded machine: what was started is torn down (`undo`) and started
+    once more, said in one line."""
+    for attempt in range(1, RAY_START_ATTEMPTS + 1):
+        try:
+            return start()
+        except Exception as exc:
+            text = str(exc)
+            timed_out = "timed out during startup" in text or "Timed out waiting for file" in text
+            if attempt == RAY_START_ATTEMPTS or not timed_out:
+                raise
+            undo()
+            say(f"local Ray did not start in time ({first_line(exc)}); starting it again")
+    raise AssertionError("unreachable")
+
+
 @contextmanager
 def local_ray(
     address: str | None,
@@ -319,15 +347,22 @@ def local_ray(
     if ray.is_initialized():
         yield
         return
-    ray.init(
-        address=address or "local",
-        include_dashboard=False,
-        logging_level=logging.WARNING,
-        log_to_driver=logs,
-        configure_logging=True,
-        namespace=namespace,
-        _system_config=ray_system_config(workers) if local and workers else None,
-    )
+
+    def init() -> None:
+        ray.init(
+            address=address or "local",
+            include_dashboard=False,
+            logging_level=logging.WARNING,
+            log_to_driver=logs,
+            configure_logging=True,
+            namespace=namespace,
+            _system_config=ray_system_config(workers) if local and workers else None,
+        )
+
+    if local:
+        _start_ray(init, undo=ray.shutdown)
+    else:
+        init()
     try:
         yield
     finally:

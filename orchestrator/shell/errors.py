@@ -55,7 +55,14 @@ from orchestrator.errors import (
     StoreUnavailable,
 )
 
-__all__ = ["MAPPED", "foreign_errors", "package_error_for", "store_error", "translate"]
+__all__ = [
+    "MAPPED",
+    "first_line",
+    "foreign_errors",
+    "package_error_for",
+    "store_error",
+    "translate",
+]
 
 Mapped = Exception  # an instance of one of PACKAGE_ERRORS (OrchestratorError, StoreError, ...)
 
@@ -113,7 +120,7 @@ def package_error_for(kind: type[BaseException]) -> type[Exception] | None:
     return None if row is None else row.to
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     return lines[0].strip() if lines else type(exc).__name__
 
@@ -133,10 +140,10 @@ def translate(exc: BaseException, what: str = "") -> Mapped | None:
             mapped = inner
         else:
             name = type(cause).__name__ if cause is not None else "an error"
-            detail = f"{name}: {_first_line(cause)}" if cause is not None else _first_line(exc)
+            detail = f"{name}: {first_line(cause)}" if cause is not None else first_line(exc)
             mapped = RemoteFailure(_message(what, f"it raised {detail}"))
     else:
-        detail = _first_line(exc)
+        detail = first_line(exc)
         mapped = row.to(_message(what, f"{row.say}: {detail}" if row.say else detail))
     mapped.__cause__ = exc
     return mapped
@@ -148,7 +155,7 @@ def store_error(exc: BaseException, what: str) -> StoreError:
     mapped = translate(exc, what)
     if isinstance(mapped, StoreError):
         return mapped
-    error = StoreError(_message(what, _first_line(exc)))
+    error = StoreError(_message(what, first_line(exc)))
     error.__cause__ = exc
     return error
 
