@@ -182,3 +182,79 @@ def test_tb1_the_bank_moves_with_the_player_to_another_table_and_refills_there()
         assert third.time_bank_seconds == 15.0
 
     asyncio.run(go())
+
+
+def resume_of(connection: Connection) -> pb.Resume:
+    (resume,) = [m.resume for m in drained(connection) if m.HasField("resume")]
+    return resume
+
+
+def test_tb1_out_only_once_the_limit_and_then_the_bank_have_run_out() -> None:
+    async def go() -> None:
+        hub = PlayerHub()
+        hub.add(T, "ann", TimeBankRules(seconds=0.04))
+        ann = hub.connect(T, "ann")
+        drained(ann)
+        reply = await hub.request_action(ask(1, 1), 0.02)  # nobody answers
+        assert reply.kind == gw.ACTION_KIND_UNSPECIFIED
+        messages = drained(ann)
+        (prompt,) = [m.action_request for m in messages if m.HasField("action_request")]
+        assert (prompt.seconds, prompt.time_bank_seconds) == (0.02, 0.04)
+        statuses = [(m.status.out, m.status.reason) for m in messages if m.HasField("status")]
+        assert statuses == [(True, "timeout")] and hub.is_out(T, "ann") == "timeout"
+        hub.receive(ann, pb.PlayerMessage(back=pb.Back()))
+        assert resume_of(hub.connect(T, "ann")).time_bank_seconds == 0.0  # spent, all of it
+
+    asyncio.run(go())
+
+
+def test_tb1_out3_away_when_the_clock_runs_out_out_until_he_reconnects_bank_spent() -> None:
+    async def go() -> None:
+        hub = PlayerHub()
+        hub.add(T, "ann", TimeBankRules(seconds=0.03))
+        ann = hub.connect(T, "ann")
+        task = asyncio.create_task(hub.request_action(ask(1, 1), 0.02))
+        await asyncio.sleep(0)
+        hub.disconnect(ann)
+        assert not task.done()  # the request stands while his clock runs
+        assert (await asyncio.wait_for(task, 1.0)).kind == gw.ACTION_KIND_UNSPECIFIED
+        assert hub.is_out(T, "ann") == "disconnected"  # OUT-3, not a timeout: no "I'm back"
+        again = hub.connect(T, "ann")
+        assert hub.is_out(T, "ann") is None
+        assert resume_of(again).time_bank_seconds == 0.0
+
+    asyncio.run(go())
+
+
+def test_tb1_an_out_player_is_not_asked_and_keeps_his_bank() -> None:
+    async def go() -> None:
+        clock = Clock()
+        hub = PlayerHub(clock=clock)
+        hub.add(T, "ann", RULES)
+        ann = hub.connect(T, "ann")
+        hub.receive(ann, pb.PlayerMessage(sit_out=pb.SitOut()))
+        clock.now += 100.0
+        assert (await hub.request_action(ask(1, 1), 15.0)).kind == gw.ACTION_KIND_UNSPECIFIED
+        assert resume_of(hub.connect(T, "ann")).time_bank_seconds == RULES.seconds
+
+    asyncio.run(go())
+
+
+def test_tb1_a_reconnect_between_hands_gets_the_bank_and_no_hand() -> None:
+    async def go() -> None:
+        clock = Clock()
+        hub = PlayerHub(clock=clock)
+        hub.add(T, "ann", RULES)
+        ann = hub.connect(T, "ann")
+        hub.hand_started(start(table=1, hand=1, level=1))
+        await answer_after(hub, ann, clock, table=1, took=20.0)  # 5 s of bank
+        mid = resume_of(hub.connect(T, "ann"))
+        assert mid.hand.hole_cards == [50, 51] and mid.time_bank_seconds == 25.0
+        seats = [gw.SeatState(seat=4, player="ann", stack=1000)]
+        hub.hand_ended(
+            gw.HandEnd(tournament_id=T, table=1, hand=1, state=gw.PublicState(seats=seats))
+        )
+        after = resume_of(hub.connect(T, "ann"))
+        assert not after.HasField("hand") and after.time_bank_seconds == 25.0
+
+    asyncio.run(go())
