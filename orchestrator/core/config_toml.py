@@ -10,10 +10,8 @@ betting = "no"            # no-limit, or "fixed" (HE-5)
 buy_in = 10000            # cents into the prize pool per entry (REG-1)
 fee = 1000                # cents of commission per entry (REG-1)
 action_seconds = 30       # OUT-1: a remote player's time to act (the front door), 0.1..600
-time_bank_seconds = 60    # TB-1: each player's time bank, run after action_seconds (0..3600;
-                          # default 0: none); the bank never holds more than this
-time_bank_refill = 10     # TB-1: seconds added back to the bank (0..time_bank_seconds)...
-time_bank_every = 2       # ...every this many levels (default 1)
+time_bank_seconds = 60    # TB-1: each player's bank, run after action_seconds; 0..3600, default 0
+time_bank_refill = 10     # TB-1: it gains this (at most back to full) every time_bank_every levels
 halt_short_tables = true  # HALT-1: a table 3+ players short of the fullest deals no hand until
                           # balancing brings it within 2; equilibrium only, default on from 8 seats
 
@@ -103,8 +101,8 @@ from orchestrator.core.config_checks import choice as _choice
 from orchestrator.core.config_checks import unknown as _unknown
 from orchestrator.core.config_checks import whole as _whole
 from orchestrator.core.config_knockout import parse_knockout
+from orchestrator.core.config_time_bank import TIME_BANK_KEYS, parse_time_bank
 from orchestrator.core.deals import BOT_RULES
-from orchestrator.core.time_bank import TimeBankRules
 from orchestrator.errors import ConfigError
 
 __all__ = ["SKILL_LEVELS", "config_from_text", "load_config", "parse_config"]
@@ -139,11 +137,8 @@ _TOURNAMENT_KEYS = {
     "cancellation_percent",
     "skill_levels",
     "action_seconds",
-    "time_bank_seconds",
-    "time_bank_refill",
-    "time_bank_every",
     "halt_short_tables",
-}
+} | TIME_BANK_KEYS
 _LEVEL_KEYS = {"unit", "length", "blinds", "lead", "big_blind_ante"}
 
 
@@ -223,7 +218,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         side_events=_parse_side_events(data.get("side_events")),
         skill_levels=_parse_skill_levels(tournament.get("skill_levels")),
         action_seconds=_action_seconds(tournament.get("action_seconds", 30)),
-        **_time_bank(tournament),
+        **parse_time_bank(tournament),
         halt_short_tables=_halt(tournament.get("halt_short_tables"), policy, structure),
         knockout=parse_knockout(data.get("knockout"), tournament, players),
     )
@@ -255,25 +250,6 @@ def _halt(value: object, policy: str, structure: str) -> bool | None:
 def _action_seconds(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.1 <= value <= 600:
         raise ConfigError(f"action_seconds must be a number of seconds in 0.1..600, not {value!r}")
-    return float(value)
-
-
-def _time_bank(tournament: Mapping[str, Any]) -> dict[str, Any]:
-    """TB-1: the three time-bank keys, each a number of the right kind, together in range."""
-    seconds = _seconds(tournament.get("time_bank_seconds", 0), "time_bank_seconds")
-    refill = _seconds(tournament.get("time_bank_refill", 0), "time_bank_refill")
-    every = _whole(tournament.get("time_bank_every", 1), "time_bank_every", low=1)
-    rules = TimeBankRules(seconds=seconds, refill=refill, every=every)  # checks the ranges
-    return {
-        "time_bank_seconds": rules.seconds,
-        "time_bank_refill": rules.refill,
-        "time_bank_every": rules.every,
-    }
-
-
-def _seconds(value: object, key: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        raise ConfigError(f"{key} must be a number of seconds, not {value!r}")
     return float(value)
 
 
