@@ -194,6 +194,11 @@ def test_tb1_out3_slow_player_uses_his_bank_disconnects_mid_hand_reconnects_and_
                 refused = await bob.next("error")
                 assert refused.code == "PERMISSION_DENIED"
                 assert not asked.done()
+                listing = await operator.ListPlayers(
+                    pb.TournamentRef(tournament_id=tid), metadata=OP
+                )
+                banks = {p.player: p.time_bank_seconds for p in listing.players}
+                assert banks == {"ann": pytest.approx(BANK - 5.0), "bob": BANK}  # operators see
 
                 # 4. Ann's stream drops mid-hand; she is away 3 s (the bank runs).
                 ann.drop()

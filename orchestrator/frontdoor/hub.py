@@ -98,6 +98,7 @@ class Presence:
     connected: bool
     out: str | None  # None: in play; else why Out (OUT-1..OUT-3)
     table: int  # the table of their latest hand; 0 before the first
+    time_bank_seconds: float = 0.0  # TB-1: what is left of the bank now
 
 
 @dataclass(eq=False)
@@ -210,7 +211,12 @@ class PlayerHub:
         state = self._players.get((tournament, player))
         if state is None:
             return Presence(connected=False, out="not_connected", table=0)
-        return Presence(connected=state.connection is not None, out=state.out, table=state.table)
+        return Presence(
+            connected=state.connection is not None,
+            out=state.out,
+            table=state.table,
+            time_bank_seconds=self._bank_now(state).seconds,
+        )
 
     def connect(self, tournament: str, player: str) -> Connection:
         """A new stream for the player; an older one is closed (one stream per player)."""
@@ -230,8 +236,7 @@ class PlayerHub:
         )
         now = self._clock()
         pending = state.pending
-        bank = state.bank if pending is None else pending.bank_at(now)
-        resume = pb.Resume(time_bank_seconds=bank.seconds)  # TB-1: where he left off
+        resume = pb.Resume(time_bank_seconds=self._bank_now(state).seconds)  # TB-1
         if state.hand is not None:
             resume.hand.CopyFrom(state.hand)
             board = self._boards.get((tournament, state.hand.table))
@@ -422,6 +427,11 @@ class PlayerHub:
         self._requests.pop(pending.request_id, None)
         if not pending.answer.done():
             pending.answer.set_result(reply)
+
+    def _bank_now(self, state: _Player) -> TimeBank:
+        """The player's bank as it stands now: running, while he is being asked."""
+        pending = state.pending
+        return state.bank if pending is None else pending.bank_at(self._clock())
 
     def _release(self, state: _Player) -> None:
         """An Out player's pending request is answered "Out" now, not at its deadline."""

@@ -268,6 +268,7 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
                     connected=presence.connected,
                     out=presence.out or "",
                     table=presence.table,
+                    time_bank_seconds=presence.time_bank_seconds,
                     **row,
                 )
             )
