@@ -19,6 +19,7 @@ import logging
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import ray
@@ -121,7 +122,7 @@ class Table:
         }
         remote = self._remote
         if remote is not None:
-            remote.hand_started(spec.hand, hand, names)
+            remote.hand_started(spec.hand, hand, names, level=spec.level)
         while (actor := hand.actor) is not None:
             legal = hand.legal_actions()
             if remote is None or actor in spec.sitting_out:
@@ -241,7 +242,7 @@ def gateway_lookup(settings: GatewaySettings) -> Callable[[], GatewaySettings | 
         if found is None:
             return None
         target, secret = found
-        return GatewaySettings(target, secret, settings.action_seconds, settings.book)
+        return replace(settings, target=target, secret=secret)
 
     return lookup
 

@@ -5,6 +5,9 @@ time anyway. What leaves the table is only what every seat may see (`public_stat
 player's own hole cards at the start of a hand, addressed to that player alone; the deck, its
 salt and the cards still to come never leave. When the gateway cannot be reached the seat acts
 as a player who is Out (OUT-1, OUT-3: check, else fold) and the hand goes on.
+
+A player's time bank (TB-1) is kept by the front door, which sees him at every table; the table
+only tells it the hand's level (banks refill by levels) and waits long enough for a full bank.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ class GatewaySettings:
     secret: str
     action_seconds: float
     book: str = ""
+    time_bank_seconds: float = 0.0  # TB-1: the largest bank, run after `action_seconds`
 
 
 Lookup = Callable[[], "GatewaySettings | None"]  # the gateway as published now, if known
@@ -165,12 +169,17 @@ class RemoteSeats:
         self._connect(replace(current, target=found.target, secret=found.secret))
         return True
 
-    def hand_started(self, hand_number: int, hand: Hand, names: dict[int, str]) -> None:
+    def hand_started(
+        self, hand_number: int, hand: Hand, names: dict[int, str], *, level: int = 0
+    ) -> None:
+        """Tell the gateway a hand starts: its seats, each seat's own hole cards, and its
+        blind level (`level`; 0: not known, the players' banks do not refill, TB-1)."""
         setup = hand.setup
         request = pb.HandStart(
             tournament_id=self._tournament,
             table=self._table,
             hand=hand_number,
+            level=level,
             button=setup.button,
             small_blind=setup.small_blind,
             big_blind=setup.big_blind,
@@ -196,7 +205,10 @@ class RemoteSeats:
             state=public_state(hand, names),
             legal=_legal(legal),
         )
-        timeout = self._settings.action_seconds + GATEWAY_MARGIN_SECONDS
+        # The front door answers by the limit and the player's bank (TB-1), never above the
+        # largest bank: waiting for both is waiting for the player, not a lost gateway.
+        settings = self._settings
+        timeout = settings.action_seconds + settings.time_bank_seconds + GATEWAY_MARGIN_SECONDS
         reply = self._call("RequestAction", request, timeout)
         if reply is None or reply.kind not in _KINDS:
             return None

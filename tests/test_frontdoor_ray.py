@@ -141,6 +141,14 @@ def check_hidden_information(player: str, record: Recorded, truth: dict[Any, Any
     hands = 0
     for message in record.messages:
         kind = message.WhichOneof("kind")
+        if kind == "resume":  # TB-1: the hand in progress, his own cards, its public state
+            resume = message.resume
+            shown = truth.get((resume.hand.table, resume.hand.hand))
+            if resume.HasField("hand") and shown is not None:
+                assert list(resume.hand.hole_cards) == shown["holes"][player]
+                assert list(resume.state.board) == shown["board"][: len(resume.state.board)]
+                assert all(a.kind != "show" for a in resume.state.actions)
+            continue
         which = getattr(message, kind) if kind else None
         if (getattr(which, "table", 0), getattr(which, "hand", 0)) not in truth:
             continue

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from orchestrator.core.balancing import BalancingPolicy
+from orchestrator.core.time_bank import TimeBankRules
 from orchestrator.errors import ConfigError
 
 __all__ = [
@@ -127,6 +128,9 @@ class TournamentConfig:
     skill_levels: tuple[str, str] | None = None  # SKILL-2: lowest and highest level admitted
     side_events: SideEvents | None = None
     action_seconds: float = 30.0  # OUT-1: a remote player's time limit per action
+    time_bank_seconds: float = 0.0  # TB-1: each player's bank, run after the time limit
+    time_bank_refill: float = 0.0  # TB-1: seconds added back...
+    time_bank_every: int = 1  # ...every this many levels
     halt_short_tables: bool | None = None  # HALT-1; None: on for tables of 8+ seats (equilibrium)
     knockout: BountyRules | None = None  # KO-1..KO-5: its bounty is part of `buy_in`
 
@@ -140,6 +144,13 @@ class TournamentConfig:
     def bounty(self) -> int:
         """KO-1: the cents of each entry's buy-in that fund the bounties (0: no bounties)."""
         return self.knockout.bounty if self.knockout else 0
+
+    @property
+    def time_bank(self) -> TimeBankRules:
+        """TB-1: the time bank's rules (checked when the config is read)."""
+        return TimeBankRules(
+            seconds=self.time_bank_seconds, refill=self.time_bank_refill, every=self.time_bank_every
+        )
 
     @property
     def halts_short_tables(self) -> bool:

@@ -10,6 +10,8 @@ betting = "no"            # no-limit, or "fixed" (HE-5)
 buy_in = 10000            # cents into the prize pool per entry (REG-1)
 fee = 1000                # cents of commission per entry (REG-1)
 action_seconds = 30       # OUT-1: a remote player's time to act (the front door), 0.1..600
+time_bank_seconds = 60    # TB-1: each player's bank, run after action_seconds; 0..3600, default 0
+time_bank_refill = 10     # TB-1: it gains this (at most back to full) every time_bank_every levels
 halt_short_tables = true  # HALT-1: a table 3+ players short of the fullest deals no hand until
                           # balancing brings it within 2; equilibrium only, default on from 8 seats
 
@@ -99,6 +101,7 @@ from orchestrator.core.config_checks import choice as _choice
 from orchestrator.core.config_checks import unknown as _unknown
 from orchestrator.core.config_checks import whole as _whole
 from orchestrator.core.config_knockout import parse_knockout
+from orchestrator.core.config_time_bank import TIME_BANK_KEYS, parse_time_bank
 from orchestrator.core.deals import BOT_RULES
 from orchestrator.errors import ConfigError
 
@@ -135,7 +138,7 @@ _TOURNAMENT_KEYS = {
     "skill_levels",
     "action_seconds",
     "halt_short_tables",
-}
+} | TIME_BANK_KEYS
 _LEVEL_KEYS = {"unit", "length", "blinds", "lead", "big_blind_ante"}
 
 
@@ -215,6 +218,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         side_events=_parse_side_events(data.get("side_events")),
         skill_levels=_parse_skill_levels(tournament.get("skill_levels")),
         action_seconds=_action_seconds(tournament.get("action_seconds", 30)),
+        **parse_time_bank(tournament),
         halt_short_tables=_halt(tournament.get("halt_short_tables"), policy, structure),
         knockout=parse_knockout(data.get("knockout"), tournament, players),
     )

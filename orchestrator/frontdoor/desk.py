@@ -463,7 +463,7 @@ class Desk:
         self._revoke(entry, player)
         entry.tokens[digest] = player
         self._tokens[digest] = (entry.tournament_id, player)
-        self._hub.add(entry.tournament_id, player)
+        self._hub.add(entry.tournament_id, player, entry.config.time_bank)
 
     def _revoke(self, entry: Entry, player: str) -> None:
         for digest in [d for d, p in entry.tokens.items() if p == player]:
@@ -539,6 +539,7 @@ class Desk:
                 secret=settings.gateway_secret,
                 action_seconds=entry.config.action_seconds,
                 book=settings.gateway_book,
+                time_bank_seconds=entry.config.time_bank_seconds,  # TB-1
             ),
         )
         run_id = run or uuid.uuid4().hex[:12]

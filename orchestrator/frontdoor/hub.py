@@ -6,8 +6,16 @@ checks or folds for them (OUT-1). The states:
 
 - never connected by the start: Out, reason `not_connected` (OUT-2); connecting brings them in;
 - stream dropped: Out, `disconnected` (OUT-3), until they reconnect (no time limit);
-- no action within the tournament's time limit: Out, `timeout` (OUT-1), until "I'm back";
+- no action within the tournament's time limit and then the time bank: Out, `timeout` (OUT-1,
+  TB-1), until "I'm back";
 - asked to sit out: Out, `sit_out`, until "I'm back".
+
+The time bank (TB-1, `orchestrator.core.time_bank`) is kept here, one per player of a
+tournament: the hub sees every table, so the bank follows the player when he moves. A stream
+that drops while the player is asked leaves the request standing while his clock runs (the
+limit, then the bank): a player who reconnects in time, with the same token, gets a `Resume`
+(the hand in progress, its public state, his bank) and the request again with the time left,
+and acts where he left off; if the clock runs out first, the table acts for him (OUT-3).
 
 What a player receives is built from what the table sent for everyone (public state) and the
 hole cards addressed to that player's seat alone (`hand_started`): nothing else reaches them.
@@ -24,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from orchestrator._proto import frontdoor_pb2 as pb
+from orchestrator.core.time_bank import TimeBank, TimeBankRules
 from orchestrator.frontdoor.errors import (
     FrontDoorError,
     InvalidRequest,
@@ -89,23 +98,54 @@ class Presence:
     connected: bool
     out: str | None  # None: in play; else why Out (OUT-1..OUT-3)
     table: int  # the table of their latest hand; 0 before the first
+    time_bank_seconds: float = 0.0  # TB-1: what is left of the bank now
 
 
 @dataclass(eq=False)
 class _Pending:
     request_id: int
-    legal: gw.Legal
-    sent_at: float
+    request: gw.SeatActionRequest  # asked again of a stream that replaces the one asked
+    sent_at: float  # the hub's clock
+    limit: float  # OUT-1: the action's time limit...
+    bank: TimeBank  # ...then this bank (TB-1)
     answer: asyncio.Future[gw.SeatActionReply]
-    prompt: pb.ServerMessage  # sent again to a stream that replaces the one asked
+
+    @property
+    def legal(self) -> gw.Legal:
+        return self.request.legal
+
+    def bank_at(self, now: float) -> TimeBank:
+        """What is left of the bank at `now`, as it runs once the limit has gone."""
+        return self.bank.after(elapsed=max(0.0, now - self.sent_at), limit=self.limit)
+
+    def prompt(self, now: float) -> pb.ServerMessage:
+        """The request as the player sees it at `now`: the limit and the bank still left."""
+        left = max(0.0, self.limit - (now - self.sent_at))
+        request = self.request
+        return pb.ServerMessage(
+            action_request=pb.ActionPrompt(
+                request_id=self.request_id,
+                table=request.table,
+                hand=request.hand,
+                seat=request.seat,
+                state=request.state,
+                legal=request.legal,
+                deadline_unix_ms=int((time.time() + left) * 1000),
+                seconds=left,
+                time_bank_seconds=self.bank_at(now).seconds,
+            )
+        )
 
 
 @dataclass(eq=False)
 class _Player:
+    rules: TimeBankRules
+    bank: TimeBank  # TB-1: with the player, whichever table he plays at
     connection: Connection | None = None
     out: str | None = "not_connected"  # None: in; else why the player is Out
     table: int = 0
     pending: _Pending | None = None
+    hand: pb.HandView | None = None  # the hand in progress at his table, as he was shown it
 
 
 def check_action(action: pb.Action, legal: gw.Legal) -> None:
@@ -137,6 +177,7 @@ class PlayerHub:
     ) -> None:
         self._players: dict[tuple[str, str], _Player] = {}
         self._requests: dict[int, tuple[str, str]] = {}  # pending request -> its player
+        self._boards: dict[tuple[str, int], gw.PublicState] = {}  # hand in progress, by table
         self._ids = itertools.count(1)
         self._on_connected = on_connected
         self._on_timeout = on_timeout
@@ -145,8 +186,10 @@ class PlayerHub:
 
     # --- players and streams ------------------------------------------------------------
 
-    def add(self, tournament: str, player: str) -> None:
-        self._players.setdefault((tournament, player), _Player())
+    def add(self, tournament: str, player: str, time_bank: TimeBankRules | None = None) -> None:
+        """A registered player, his bank full (TB-1); a player already held keeps his."""
+        rules = time_bank or TimeBankRules()
+        self._players.setdefault((tournament, player), _Player(rules, TimeBank.full(rules)))
 
     def remove(self, tournament: str, player: str) -> None:
         state = self._players.pop((tournament, player), None)
@@ -168,7 +211,12 @@ class PlayerHub:
         state = self._players.get((tournament, player))
         if state is None:
             return Presence(connected=False, out="not_connected", table=0)
-        return Presence(connected=state.connection is not None, out=state.out, table=state.table)
+        return Presence(
+            connected=state.connection is not None,
+            out=state.out,
+            table=state.table,
+            time_bank_seconds=self._bank_now(state).seconds,
+        )
 
     def connect(self, tournament: str, player: str) -> Connection:
         """A new stream for the player; an older one is closed (one stream per player)."""
@@ -186,8 +234,17 @@ class PlayerHub:
                 status=pb.OutStatus(out=state.out is not None, reason=state.out or "connected")
             )
         )
-        if state.pending is not None:  # the request still stands, on the new stream
-            connection.send(state.pending.prompt)
+        now = self._clock()
+        pending = state.pending
+        resume = pb.Resume(time_bank_seconds=self._bank_now(state).seconds)  # TB-1
+        if state.hand is not None:
+            resume.hand.CopyFrom(state.hand)
+            board = self._boards.get((tournament, state.hand.table))
+            if board is not None:
+                resume.state.CopyFrom(board)
+        connection.send(pb.ServerMessage(resume=resume))
+        if pending is not None:  # the request still stands, on the new stream, time left
+            connection.send(pending.prompt(now))
         self._count()
         return connection
 
@@ -199,7 +256,7 @@ class PlayerHub:
         state.connection = None
         if state.out is None:
             state.out = "disconnected"  # OUT-3
-        self._release(state)
+        # TB-1: a pending request stands while the player's clock runs (he may reconnect).
         self._count()
 
     def receive(self, connection: Connection, message: pb.PlayerMessage) -> None:
@@ -263,11 +320,24 @@ class PlayerHub:
 
     def hand_started(self, start: gw.HandStart) -> None:
         holes = {h.seat: h.cards for h in start.hole}
+        self._boards.pop((start.tournament_id, start.table), None)
         for seat in start.seats:
             state = self._players.get((start.tournament_id, seat.player))
             if state is None:
                 continue
             moved_from, state.table = state.table, start.table
+            state.bank = state.bank.at_level(start.level, state.rules)  # TB-1 refills
+            state.hand = pb.HandView(
+                table=start.table,
+                hand=start.hand,
+                button=start.button,
+                small_blind=start.small_blind,
+                big_blind=start.big_blind,
+                ante=start.ante,
+                seats=start.seats,
+                your_seat=seat.seat,
+                hole_cards=holes.get(seat.seat, ()),  # this seat's own, no other
+            )
             if state.connection is None:
                 continue
             if moved_from and moved_from != start.table:
@@ -276,58 +346,38 @@ class PlayerHub:
                         moved=pb.Moved(from_table=moved_from, to_table=start.table, seat=seat.seat)
                     )
                 )
-            state.connection.send(
-                pb.ServerMessage(
-                    hand_started=pb.HandView(
-                        table=start.table,
-                        hand=start.hand,
-                        button=start.button,
-                        small_blind=start.small_blind,
-                        big_blind=start.big_blind,
-                        ante=start.ante,
-                        seats=start.seats,
-                        your_seat=seat.seat,
-                        hole_cards=holes.get(seat.seat, ()),  # this seat's own, no other
-                    )
-                )
-            )
+            state.connection.send(pb.ServerMessage(hand_started=state.hand))
 
     async def request_action(
         self, request: gw.SeatActionRequest, seconds: float
     ) -> gw.SeatActionReply:
-        """The player's action, or an empty reply (Out) at once or after `seconds` (OUT-1)."""
+        """The player's action, or an empty reply (Out) at once, or once `seconds` (OUT-1)
+        and then his time bank (TB-1) have run out."""
         key = (request.tournament_id, request.player)
+        self._boards[(request.tournament_id, request.table)] = request.state
         state = self._players.get(key)
         if state is None or state.out is not None or state.connection is None:
             return gw.SeatActionReply()
         self._release(state)  # a table asks again only after the last answer
         request_id = next(self._ids)
-        prompt = pb.ServerMessage(
-            action_request=pb.ActionPrompt(
-                request_id=request_id,
-                table=request.table,
-                hand=request.hand,
-                seat=request.seat,
-                state=request.state,
-                legal=request.legal,
-                deadline_unix_ms=int((time.time() + seconds) * 1000),
-                seconds=seconds,
-            )
-        )
+        now = self._clock()
         loop = asyncio.get_running_loop()
-        pending = _Pending(request_id, request.legal, self._clock(), loop.create_future(), prompt)
+        pending = _Pending(request_id, request, now, seconds, state.bank, loop.create_future())
         state.pending = pending
         self._requests[request_id] = key
-        state.connection.send(prompt)
+        state.connection.send(pending.prompt(now))
         try:
-            return await asyncio.wait_for(asyncio.shield(pending.answer), seconds)
+            return await asyncio.wait_for(
+                asyncio.shield(pending.answer), pending.bank.allowance(seconds)
+            )
         except TimeoutError:
-            if state.pending is pending:  # OUT-1: Out until "I'm back"
+            if state.pending is pending:  # OUT-1, TB-1: limit and bank gone; OUT-3 if away
                 log.info("%s/%s timed out: Out (OUT-1)", request.tournament_id, request.player)
-                state.out = "timeout"
                 self._finish(state, gw.SeatActionReply())
+                state.bank = state.bank.emptied()
                 self._on_timeout()
                 if state.connection is not None:
+                    state.out = "timeout"  # until "I'm back"
                     state.connection.send(
                         pb.ServerMessage(status=pb.OutStatus(out=True, reason="timeout"))
                     )
@@ -349,9 +399,14 @@ class PlayerHub:
                 ],
             )
         )
+        self._boards.pop((end.tournament_id, end.table), None)
         for seat in end.state.seats:
             state = self._players.get((end.tournament_id, seat.player))
-            if state is not None and state.connection is not None:
+            if state is None:
+                continue
+            if state.hand is not None and state.hand.table == end.table:
+                state.hand = None
+            if state.connection is not None:
                 state.connection.send(result)
 
     def finished(self, tournament: str, player: str, place: int, reason: str) -> None:
@@ -364,12 +419,19 @@ class PlayerHub:
     # --- internals ----------------------------------------------------------------------
 
     def _finish(self, state: _Player, reply: gw.SeatActionReply) -> None:
+        """The pending request answered: what it took beyond the limit leaves the bank."""
         pending, state.pending = state.pending, None
         if pending is None:
             return
+        state.bank = pending.bank_at(self._clock())  # TB-1
         self._requests.pop(pending.request_id, None)
         if not pending.answer.done():
             pending.answer.set_result(reply)
+
+    def _bank_now(self, state: _Player) -> TimeBank:
+        """The player's bank as it stands now: running, while he is being asked."""
+        pending = state.pending
+        return state.bank if pending is None else pending.bank_at(self._clock())
 
     def _release(self, state: _Player) -> None:
         """An Out player's pending request is answered "Out" now, not at its deadline."""

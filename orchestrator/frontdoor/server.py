@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -267,6 +268,7 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
                     connected=presence.connected,
                     out=presence.out or "",
                     table=presence.table,
+                    time_bank_seconds=presence.time_bank_seconds,
                     **row,
                 )
             )
@@ -386,7 +388,9 @@ class FrontDoorServer:
         gateway_advertise: str | None = None,
         metrics_port: int | None = None,
         tls: TlsFiles | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """`clock` times the players' answers (OUT-1, TB-1); tests pass their own."""
         from orchestrator.frontdoor.auth import new_secret
 
         self.metrics = FrontDoorMetrics.create()
@@ -395,6 +399,7 @@ class FrontDoorServer:
             on_connected=m.players_connected.set,
             on_timeout=m.action_timeouts.inc,
             on_roundtrip=m.action_roundtrip.observe,
+            clock=clock,
         )
         options = [
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
