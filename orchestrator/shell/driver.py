@@ -174,7 +174,7 @@ def simulated_cluster(nodes: int) -> Iterator[Any]:
             },
         )
 
-    cluster = _start_ray(head, undo=ray.shutdown)
+    cluster = _start_ray(head)
     try:
         for _ in range(nodes - 1):
             cluster.add_node(num_cpus=1)
@@ -309,21 +309,38 @@ RAY_START_ATTEMPTS = 2
 _T = TypeVar("_T")
 
 
-def _start_ray(start: Callable[[], _T], *, undo: Callable[[], None]) -> _T:
+def _start_ray(start: Callable[[], _T]) -> _T:
     """Start a Ray of our own on this machine. Its own processes (GCS, raylet) may miss their
-    start-up deadline on a loaded machine: what was started is torn down (`undo`) and started
-    once more, said in one line."""
+    start-up deadline on a loaded machine: Ray is started once more, said in one line. What a
+    failed attempt started is killed either way (`_abandon`)."""
     for attempt in range(1, RAY_START_ATTEMPTS + 1):
         try:
             return start()
         except Exception as exc:
+            _abandon(exc)
             text = str(exc)
             timed_out = "timed out during startup" in text or "Timed out waiting for file" in text
             if attempt == RAY_START_ATTEMPTS or not timed_out:
                 raise
-            undo()
             say(f"local Ray did not start in time ({first_line(exc)}); starting it again")
     raise AssertionError("unreachable")
+
+
+def _abandon(failed: BaseException) -> None:
+    """Kill what a failed start of Ray left running. The node that timed out never reached
+    Ray's own bookkeeping (its constructor raised), so `ray.shutdown()` knows nothing of its
+    GCS or raylet: the half-built node is found in the failure's frames, and its processes
+    are killed and waited for."""
+    import ray
+    from ray._private.node import Node
+
+    frame = failed.__traceback__
+    while frame is not None:
+        node = frame.tb_frame.f_locals.get("self")
+        if isinstance(node, Node):
+            node.kill_all_processes(check_alive=False, allow_graceful=False, wait=True)
+        frame = frame.tb_next
+    ray.shutdown()
 
 
 @contextmanager
@@ -360,7 +377,7 @@ def local_ray(
         )
 
     if local:
-        _start_ray(init, undo=ray.shutdown)
+        _start_ray(init)
     else:
         init()
     try:
