@@ -292,9 +292,23 @@ def test_registration_start_play_watch_and_standings_end_to_end(server: Server) 
         assert [f.place for f in records[name].of("finished")] == [places[name]]
     moves = [e for e in events if e["type"] == "player_moved" and e["player"] in names]
     assert moves  # tables of 3 close and balance as players bust
-    for move in moves:  # ...and a moved player is told, with their new table and seat
-        told = [(m.to_table, m.seat) for m in records[move["player"]].of("moved")]
-        assert (move["to_table"], move["to_seat"]) in told
+    # ...and a moved player is told, with their new table and seat, at his first hand there
+    # (one moved again before he played there hears only of the move he played after)
+    pending: dict[str, dict[str, Any]] = {}
+    heard = 0
+    for e in events:
+        if e["type"] == "player_moved" and e["player"] in names:
+            pending[e["player"]] = e
+        elif e["type"] == "hand_finished":
+            for p in e["players"]:
+                move = pending.pop(p["player"], None)
+                if move is None:
+                    continue
+                assert move["to_table"] == e["table"]
+                told = [(m.to_table, m.seat) for m in records[p["player"]].of("moved")]
+                assert (move["to_table"], move["to_seat"]) in told
+                heard += 1
+    assert heard
     absent_seats = 0
     results_seen = {(r.table, r.hand): r for n in names for r in records[n].of("hand_result")}
     for result in results_seen.values():  # OUT-2: the absent player never acts
