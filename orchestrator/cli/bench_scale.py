@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import subprocess
@@ -147,7 +148,7 @@ def growth(runs: list[dict[str, Any]]) -> dict[str, list[float | None]]:
     slopes: dict[str, list[float | None]] = {}
     for key in GROWTH:
         row: list[float | None] = []
-        for small, big in zip(runs, runs[1:], strict=False):
+        for small, big in itertools.pairwise(runs):
             if key not in small or key not in big:
                 continue
             a, b = small[key], big[key]
@@ -160,9 +161,10 @@ def growth(runs: list[dict[str, Any]]) -> dict[str, list[float | None]]:
 def growth_table(runs: list[dict[str, Any]]) -> str:
     """The figures by N, and their log-log slopes between successive N."""
     sizes = [f"{run['players']:,}" for run in runs]
-    spans = [f"{a}->{b}" for a, b in zip(sizes, sizes[1:], strict=False)]
+    spans = " ".join(f"{a}->{b}" for a, b in itertools.pairwise(sizes))
     width = max(map(len, GROWTH))
-    lines = [f"{'N':>{width}}  " + "  ".join(f"{s:>10}" for s in sizes) + "  | slope " + " ".join(spans)]
+    header = "  ".join(f"{s:>10}" for s in sizes)
+    lines = [f"{'N':>{width}}  {header}  | slope {spans}"]
     slopes = growth(runs)
     for key in GROWTH:
         values = "  ".join(f"{run[key]:>10}" for run in runs)

@@ -40,6 +40,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 from orchestrator.core.config import TournamentConfig
@@ -360,11 +361,12 @@ async def _play(options: ScaleOptions, log: EventLog, keep_log: bool) -> ScaleFi
                     await asyncio.sleep(pace_rng.lognormvariate(median, 0.5))
                 else:
                     await asyncio.sleep(0)  # the other tables' reports go in the same batch
-                step = await record(
-                    lambda now, rng, r=report: tournament.apply_hand(r, now=now, rng=rng), report
-                )
+                step = await record(partial(apply_hand, report), report)
             assert step.reply is not None
             directive = step.reply
+
+    def apply_hand(report: HandReport, now: float, rng: random.Random) -> Step:
+        return tournament.apply_hand(report, now=now, rng=rng)
 
     def open_table(first: TableDirective) -> None:
         task = asyncio.get_running_loop().create_task(table(first))
