@@ -6,6 +6,7 @@ eliminations within 10%; Pace's incremental sync (START-2) agrees with a scan of
 from __future__ import annotations
 
 import copy
+import json
 import random
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from tournament_checks import check_log
 
 from orchestrator.cli.bench_scale import growth
+from orchestrator.cli.main import main
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.config_toml import load_config
 from orchestrator.core.pace import Pace
@@ -110,3 +112,13 @@ def test_start2_incremental_sync_agrees_with_a_scan_of_every_table(
 def test_sweep_slopes_read_log_log() -> None:
     runs = [{"players": 1000, "hands": 10_000}, {"players": 10_000, "hands": 100_000}]
     assert growth(runs)["hands"] == [1.0]
+
+
+def test_sweep_runs_each_size_in_its_own_process_and_prints_slopes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["bench", "scale", "--sweep", "--sizes", "120,60", "--json"]) == 0
+    sweep = json.loads(capsys.readouterr().out)
+    assert [run["players"] for run in sweep["runs"]] == [60, 120]
+    assert all(run["winner"] for run in sweep["runs"])
+    assert len(sweep["slopes"]["hands"]) == 1 and sweep["slopes"]["hands"][0] > 0

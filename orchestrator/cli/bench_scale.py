@@ -82,6 +82,11 @@ def register(bench: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--record", action="store_true", help="with --sweep: also N = 253,698 (the record)"
     )
     scale.add_argument(
+        "--sizes",
+        type=_sizes,
+        help="with --sweep: these field sizes instead, comma-separated (1000,10000,30000)",
+    )
+    scale.add_argument(
         "--calibrate",
         action="store_true",
         help="the fast model against the engine at --players (use a few hundred), 3 seeds",
@@ -113,9 +118,22 @@ def _bench_scale(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sizes(text: str) -> tuple[int, ...]:
+    """argparse type: field sizes, comma-separated, each at least 2, smallest first."""
+    try:
+        sizes = tuple(sorted(int(part) for part in text.split(",")))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not whole numbers: {text!r}") from None
+    if not sizes or sizes[0] < 2:
+        raise argparse.ArgumentTypeError(f"each size must be at least 2: {text!r}")
+    return sizes
+
+
 def _sweep(args: argparse.Namespace) -> int:
     """Each N in a process of its own (peak memory is per process), smallest first."""
-    sizes = (*SWEEP, RECORD_FIELD) if args.record else SWEEP
+    sizes = args.sizes or SWEEP
+    if args.record:
+        sizes = (*sizes, RECORD_FIELD)
     runs: list[dict[str, Any]] = []
     for players in sizes:
         command = [sys.executable, "-m", "orchestrator.cli.main", "bench", "scale", "--json"]
