@@ -227,7 +227,7 @@ def _pots(put: dict[int, int], showdown: Sequence[int]) -> list[tuple[int, list[
     reached goes to those who reached the last level below it.
 
     >>> _pots({1: 100, 2: 300, 3: 300, 4: 50}, [1, 2])
-    [(250, [1, 2]), (500, [2])]
+    [(350, [1, 2]), (400, [2])]
     """
     pots: list[tuple[int, list[int]]] = []
     below = 0
