@@ -14,6 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from orchestrator.cli import bench_scale as bench_scale_cli
 from orchestrator.cli import bench_store as bench_store_cli
 from orchestrator.cli import competition as competition_cli
 from orchestrator.cli import ctl as ctl_cli
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     rng_cli.register(commands, bench)
     run_cli.register(commands, bench)
     bench_store_cli.register(bench)
+    bench_scale_cli.register(bench)
     stored_cli.register(commands)
     competition_cli.register(commands, bench)
     frontdoor_cli.register(commands)

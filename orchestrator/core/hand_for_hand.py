@@ -70,12 +70,13 @@ class HandForHand(Structure):
         """Start hand-for-hand when the field reaches the threshold; the table then waits for
         the round; the round's last table places its busted and plays on, or ends it."""
         events: list[Event] = []
+        if not self._active and (self._done or play.active_players > self._threshold):
+            return events  # asked after every hand: the prizes and tables only when near
         paid = play.paid_places
         playing = {t for t, seats in self._seating.tables.items() if len(seats) >= 2}
         if (
             not self._active
-            and not self._done
-            and paid < play.active_players <= self._threshold
+            and paid < play.active_players
             and len(playing) > 1  # one table plays hand for hand anyway
             and not play.registration.is_open()  # late registration: the money is not known
         ):

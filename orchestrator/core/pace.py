@@ -34,15 +34,15 @@ before any table is told what to do, so every decision reads the same state in a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from orchestrator.core.clock import LevelClock
 from orchestrator.core.config import TournamentConfig
-from orchestrator.core.events import PlayStarted
+from orchestrator.core.events import Event, PlayStarted
 from orchestrator.core.tables import TableState
 
-__all__ = ["HALT_SHORT_BY", "Pace"]
+__all__ = ["HALT_SHORT_BY", "Pace", "tables_named"]
 
 HALT_SHORT_BY = 3  # HALT-1: players short of the fullest table that halt a table
 
@@ -59,6 +59,9 @@ class Pace:
     lost: set[int] = field(default_factory=set)  # tables whose actor died, until restarted
     hands: dict[int, int] = field(default_factory=dict)  # per table, hands into the level
     pacing: set[int] = field(default_factory=set)  # the tables the slowest is found among
+    # How many pacing tables have played each number of hands in the level, so the slowest is
+    # found without a scan of every table; None until built (a snapshot from before it).
+    at_hands: dict[int, int] | None = None
 
     @classmethod
     def of(cls, config: TournamentConfig) -> Pace:
@@ -114,9 +117,43 @@ class Pace:
 
     # --- the pace of levels in hands (START-2) --------------------------------------------
 
-    def sync(self, seating: Seating) -> None:
+    def sync(self, seating: Seating, changed: Iterable[int] | None = None) -> None:
         """The tables the slowest is found among, after a step changed who can play; a table
-        joining them counts at least the hands of the slowest of those that stay."""
+        joining them counts at least the hands of the slowest of those that stay. `changed`:
+        the only tables whose seats, readiness or loss the step can have changed (each step
+        knows them), so a big field is not scanned per report; None scans every table."""
+        if changed is None or self.at_hands is None:
+            self._sync_all(seating)
+            return
+        changed = set(changed)
+        leaving, joining = [], []
+        for table in changed:
+            seats = seating.get(table)
+            can = (
+                seats is not None
+                and len(seats) >= 2
+                and table in self.ready
+                and table not in self.lost
+            )
+            if can and table not in self.pacing:
+                joining.append(table)
+            elif not can and table in self.pacing:
+                leaving.append(table)
+        for table in leaving:
+            self.pacing.discard(table)
+            self._count(self.hands[table], -1)
+        for table in changed:
+            if table not in seating:  # closed
+                self.hands.pop(table, None)
+        staying = min(self.at_hands, default=None)
+        for table in joining:
+            mine = self.hands.get(table, 0)
+            self.hands[table] = mine if staying is None else max(mine, staying)
+        for table in joining:  # after: the joining do not count among those that stay
+            self.pacing.add(table)
+            self._count(self.hands[table], +1)
+
+    def _sync_all(self, seating: Seating) -> None:
         pacing = {
             table
             for table, seats in seating.items()
@@ -129,19 +166,42 @@ class Pace:
         self.pacing = pacing
         for table in [t for t in self.hands if t not in seating]:
             del self.hands[table]
+        self._index()
+
+    def _index(self) -> None:
+        """`at_hands` anew from `hands` and `pacing`."""
+        self.at_hands = {}
+        for table in self.pacing:
+            self._count(self.hands[table], +1)
+
+    def _count(self, hands: int, change: int) -> None:
+        assert self.at_hands is not None
+        count = self.at_hands.get(hands, 0) + change
+        if count:
+            self.at_hands[hands] = count
+        else:
+            del self.at_hands[hands]
 
     def hand_played(self, table: int) -> None:
         if table in self.pacing:
+            if self.at_hands is not None:
+                self._count(self.hands[table], -1)
+                self._count(self.hands[table] + 1, +1)
             self.hands[table] += 1
 
     def slowest(self) -> int:
         """The hands the slowest table has played in this level (0 with none that can play)."""
-        return min((self.hands[t] for t in self.pacing), default=0)
+        if self.at_hands is None:
+            self._index()
+            assert self.at_hands is not None
+        return min(self.at_hands, default=0)
 
     def level_started(self) -> None:
         """Hands beyond the level's length carry into the next one."""
         for table in self.hands:
             self.hands[table] -= self.length
+        if self.at_hands is not None:
+            self.at_hands = {hands - self.length: n for hands, n in self.at_hands.items()}
 
     # --- dealing --------------------------------------------------------------------------
 
@@ -171,3 +231,15 @@ class Pace:
         """
         fullest = max(len(seats) for seats in seating.values())
         return fullest - len(seating[table]) >= HALT_SHORT_BY
+
+
+def tables_named(table: int, events: Iterable[Event]) -> set[int]:
+    """`table` and every table a step's events name: where the step can have changed seats
+    (eliminations, moves from and to, closings, seatings), for `Pace.sync`."""
+    named = {table}
+    for event in events:
+        for key in ("table", "from_table", "to_table"):
+            value = getattr(event, key, None)
+            if isinstance(value, int):
+                named.add(value)
+    return named

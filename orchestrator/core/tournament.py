@@ -43,7 +43,7 @@ from orchestrator.core.freezeout import FreezeOut
 from orchestrator.core.hand_for_hand import HandForHand
 from orchestrator.core.late import LateEntry
 from orchestrator.core.levels import blind_level
-from orchestrator.core.pace import Pace
+from orchestrator.core.pace import Pace, tables_named
 from orchestrator.core.places import Busted
 from orchestrator.core.play import Play, open_registration
 from orchestrator.core.queries import TournamentQueries
@@ -239,7 +239,7 @@ class Tournament(TournamentQueries, TournamentDeals):
         big_blind = state.blinds.big_blind if state.blinds else min(seats)
         if len(seats) >= 2 and self.seating.owes_players(table):
             events, closed = self._boundary(table, [], big_blind, now, rng)
-            self.play.pace.sync(self.seating.tables)
+            self.play.pace.sync(self.seating.tables, tables_named(table, events))
             events = [TablePolled(table=table), *events, *self._play_starts(now)]
             return self._step(events, self._close(table) if closed else self._next(table))
         if self._held(table):
@@ -253,7 +253,7 @@ class Tournament(TournamentQueries, TournamentDeals):
         # idle decision does not.
         requests = self.seating.pending_requests(table)
         events, closed = self._boundary(table, [], big_blind, now, rng)
-        self.play.pace.sync(self.seating.tables)
+        self.play.pace.sync(self.seating.tables, tables_named(table, events))
         events += self._play_starts(now)
         directive = self._close(table) if closed else self._directive(table)
         idle = (big_blind, requests)
@@ -268,7 +268,7 @@ class Tournament(TournamentQueries, TournamentDeals):
         self._require_table(table)
         if self.finished or self.cancelled is not None or not self.play.pace.table_ready(table):
             return self._step([])
-        self.play.pace.sync(self.seating.tables)
+        self.play.pace.sync(self.seating.tables, (table,))
         return self._step([TableReady(table=table), *self._play_starts(now)])
 
     def table_lost(self, table: int) -> list[Event]:
@@ -277,7 +277,7 @@ class Tournament(TournamentQueries, TournamentDeals):
         state = self._require_table(table)
         state.last_directive = None
         news = self.play.pace.table_lost(table)  # it holds nobody back meanwhile (START-2)
-        self.play.pace.sync(self.seating.tables)
+        self.play.pace.sync(self.seating.tables, (table,))
         if state.issued is None or not state.in_hand:
             return [TableActorLost(table=table)] if news else []
         voided = state.issued.hand
@@ -291,7 +291,7 @@ class Tournament(TournamentQueries, TournamentDeals):
         (START-1)."""
         self._require_table(table)
         self.play.pace.table_restarted(table)
-        self.play.pace.sync(self.seating.tables)
+        self.play.pace.sync(self.seating.tables, (table,))
         events: list[Event] = [TableRestarted(table=table, node=node)]
         if self.cancelled is not None:
             return self._step(events, self._close(table))
@@ -378,7 +378,7 @@ class Tournament(TournamentQueries, TournamentDeals):
         for structure in self.structures:
             events += structure.seat_entrants(play, busts.back, rng)
         # STEP 7: the blind level, by the clock or by the slowest table's hands (START-2).
-        events += self._advance_level(table, now)
+        events += self._advance_level(table, now, tables_named(table, events))
         # STEP 8: hand-for-hand near the money: this table waits for the round.
         for structure in self.structures:
             events += structure.table_done(play, table, closed=closed)
@@ -432,11 +432,11 @@ class Tournament(TournamentQueries, TournamentDeals):
     def _held(self, table: int) -> bool:
         return any(structure.holds_table(table) for structure in self.structures)
 
-    def _advance_level(self, table: int, now: float) -> list[Event]:
+    def _advance_level(self, table: int, now: float, changed: set[int]) -> list[Event]:
         play, pace = self.play, self.play.pace
         clock = play.clock
         pace.hand_played(table)
-        pace.sync(self.seating.tables)
+        pace.sync(self.seating.tables, changed)
         breaks = clock.hand_played(self.config, now=now, hands=pace.slowest())
         if breaks is None:
             return []
