@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from orchestrator.core.assignment import assignment_cost, min_cost_assignment
@@ -67,7 +67,10 @@ def settle(floor: TableFloor, rng: random.Random) -> list[int]:
     """Every table finishes a hand with no eliminations, repeated while players move; returns
     the final table if it formed meanwhile (a tda break waits for its table's boundary)."""
     finals: list[int] = []
-    for _ in range(4 * floor.max_per_table):  # each move lowers the spread: this terminates
+    # Each move lowers the spread, and under `tda` a table that can break breaks at its own
+    # boundary, one a round at worst: this terminates within these rounds (hypothesis found a
+    # field of 35 two-seat tables that needed 9, beyond the 8 the spread alone allows).
+    for _ in range(4 * floor.max_per_table + len(floor.tables)):
         moved = False
         for table in rng.sample(sorted(floor.tables), len(floor.tables)):
             if table in floor.tables:
@@ -230,6 +233,7 @@ def test_close1_bal1_threshold_invariants_over_random_tournaments(
     max_per_table=st.integers(min_value=2, max_value=10),
     seed=st.integers(min_value=0, max_value=2**32),
 )
+@example(n=70, max_per_table=2, seed=98139)  # needed more rounds to settle than the spread
 def test_tda1_tda2_invariants_over_random_tournaments(
     n: int, max_per_table: int, seed: int
 ) -> None:
