@@ -127,6 +127,9 @@ class Ledger:
         self._balances: dict[Account, int] = {POOL: 0, OPERATOR: 0, BOUNTIES: 0}
         self._openings: list[Opening] = []
         self._entries: list[EntryPaid] = []
+        self._entries_of: dict[
+            str, int
+        ] = {}  # player -> entries paid (a scan made starts quadratic)
         self._postings: list[Posting] = []
 
     # --- reading -------------------------------------------------------------------------
@@ -222,7 +225,7 @@ class Ledger:
             ],
             now,
         )
-        number = 1 + sum(1 for e in self._entries if e.player == player)
+        number = self._entries_of[player] = self._entries_of.get(player, 0) + 1
         self._entries.append(
             EntryPaid(player=player, number=number, buy_in=buy_in, fee=fee, bounty=bounty)
         )
@@ -390,11 +393,15 @@ class Ledger:
     def _commit(self, moves: Iterable[_Move], now: float) -> tuple[Posting, ...]:
         """Apply every move or none: zero moves are skipped (nothing moved), and an account
         that would end below zero refuses the whole operation."""
-        balances = dict(self._balances)
+        # Only the accounts the operation moves are copied and checked: a field's start makes
+        # one entry per player, and copying every account each time made it quadratic.
+        balances: dict[Account, int] = {}
         postings: list[Posting] = []
         for player, source, target, amount, reason in moves:
             if amount == 0:
                 continue
+            for account in (source, target):
+                balances.setdefault(account, self._balances[account])
             balances[source] -= amount
             balances[target] += amount
             postings.append(
@@ -413,7 +420,7 @@ class Ledger:
             raise InsufficientFundsError(
                 f"{postings[0].rule}: not enough money in {', '.join(sorted(short))}"
             )
-        self._balances = balances
+        self._balances.update(balances)
         self._postings.extend(postings)
         return tuple(postings)
 
