@@ -340,6 +340,7 @@ def test_registration_and_a_cancellation_in_registration_through_ctl(
     toml = tmp_path / "club.toml"
     toml.write_text(
         '[tournament]\nname = "Club night"\nmax_per_table = 6\nstarting_stack = 5000\n'
+        "time_bank_seconds = 30\n"
         'buy_in = 2000\nfee = 200\n[levels]\nunit = "hands"\nlength = 10\nblinds = [[25, 50, 0]]\n'
     )
     monkeypatch.setenv("MTT_OPERATOR_TOKEN", OPERATOR)
@@ -359,14 +360,17 @@ def test_registration_and_a_cancellation_in_registration_through_ctl(
         players = json.loads(out)
         assert code == 0 and players["state"] == "registering"
         assert {tuple(sorted(p)) for p in players["players"]} == {
-            ("connected", "out", "place", "player", "prize", "stack", "table")  # no token, no card
-        }
+            ("connected", "out", "place", "player", "prize", "stack", "table", "time_bank_seconds")
+        }  # no token, no card
         assert [
-            (p["player"], p["connected"], p["out"], p["stack"]) for p in players["players"]
+            (p["player"], p["connected"], p["out"], p["stack"], p["time_bank_seconds"])
+            for p in players["players"]
         ] == [
-            ("ann", False, "not_connected", 5000),
-            ("bob", False, "not_connected", 5000),
+            ("ann", False, "not_connected", 5000, 30.0),  # TB-1: a full bank before the start
+            ("bob", False, "not_connected", 5000, 30.0),
         ]
+        code, out, _ = run_ctl(capsys, "players", "Club-night")
+        assert out.splitlines()[1].split()[5] == "bank" and "30s" in out.splitlines()[3].split()
         code, out, _ = run_ctl(capsys, "standings", "Club-night")
         assert out.splitlines()[0] == "Club-night: registering, 2 left, 0 hands"
         code, out, _ = run_ctl(capsys, "list")

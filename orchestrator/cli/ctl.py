@@ -204,7 +204,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     watch.add_argument(
         "--after", type=non_negative_int, default=0, metavar="SEQ", help="from after SEQ (0)"
     )
-    verb("players", _players, "every player: connected, Out and why, table, stack")
+    verb("players", _players, "every player: connected, Out and why, table, stack, time bank")
 
 
 def _connected(args: argparse.Namespace, handler: Handler) -> int:
@@ -325,6 +325,7 @@ def _players(args: argparse.Namespace, client: OperatorClient) -> None:
             "stack": p.stack,
             "place": p.place,
             "prize": p.prize,
+            "time_bank_seconds": p.time_bank_seconds,  # TB-1: what is left of it
         }
         for p in reply.players
     ]
@@ -335,7 +336,7 @@ def _players(args: argparse.Namespace, client: OperatorClient) -> None:
         return
     print(f"{reply.tournament_id}: {reply.state}, {len(rows)} players")
     _print_table(
-        ("player", "connected", "out", "table", "stack", "place", "prize"),
+        ("player", "connected", "out", "table", "stack", "bank", "place", "prize"),
         [
             (
                 p.player,
@@ -343,6 +344,7 @@ def _players(args: argparse.Namespace, client: OperatorClient) -> None:
                 p.out or "-",
                 p.table or "-",
                 p.stack,
+                f"{p.time_bank_seconds:.0f}s",
                 p.place or "-",
                 money(p.prize),
             )
