@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from conftest import RedisServer
 from test_tournament_core import config, play
-from tournament_checks import check_log, funds, opened_tables
+from tournament_checks import check_log, funds, open_logged
 
 from orchestrator.core.events import TournamentOpened
-from orchestrator.core.replay import open_tournament, snapshot, step_rng
-from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.core.replay import step_rng
+from orchestrator.shell.eventlog import event_time
 from orchestrator.shell.store import Store, open_store
 
 STREAM = "cup-5/0a1b2c"
@@ -36,7 +36,6 @@ def orchestrator_dies_after(
     seed, rng = 5, random.Random(5)
     meta = {"tournament": "cup-5", "run": "0a1b2c", "out": str(folder)}
     store.register(STREAM, meta if log_alone else {**meta, "seed": 5})
-    log = EventLog(store, STREAM)
     now = event_time(1_700_000_000.0)
     players = [f"p{k}" for k in range(30)]
     opened = TournamentOpened(
@@ -46,13 +45,7 @@ def orchestrator_dies_after(
         deposits=funds(cfg, players),
         seed=seed,
     )
-    tournament, step = open_tournament(opened, now=now)
-    log.append(step.events, ts=now)
-    ready = opened_tables(step)
-    if not log_alone:
-        store.save_snapshot(STREAM, log.seq, snapshot(tournament))
-    for table in sorted(ready):  # START-1: every table's actor answers
-        log.append(tournament.table_ready(table, now=now).events, ts=now)
+    tournament, log, ready = open_logged(store, STREAM, opened, now=now, snapshot_it=not log_alone)
     while tournament.hands < hands:
         table = rng.choice(sorted(ready))
         directive = ready.pop(table)

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 from test_tournament_core import config
-from tournament_checks import funds, opened_tables
+from tournament_checks import funds, open_logged, opened_tables
 
 from orchestrator.core.events import TournamentOpened
-from orchestrator.core.replay import open_tournament, snapshot, step_rng
+from orchestrator.core.replay import step_rng
 from orchestrator.errors import FolderInUse, StoreCorrupted, UnknownTournament, UnreadableRun
-from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.eventlog import event_time
 from orchestrator.shell.export import (
     encode_line,
     export_run,
@@ -36,7 +36,7 @@ from rng_service.deck import ServedDeck
 from table_worker.bots import make_bot
 from table_worker.engine import Hand, HandSetup
 from table_worker.phh import phhs_section
-from table_worker.protocol import HandPlayer, HandReport, NextHand, TableDirective
+from table_worker.protocol import HandPlayer, HandReport, NextHand
 from table_worker.session import PlayedHand
 
 RUN = "cup-3/0a1b2c"
@@ -73,7 +73,6 @@ def play(
     cfg = config(players=20, max_per_table=6, buy_in=1000, fee=100)
     seed, rng = 3, random.Random(3)
     store.register(RUN, {"tournament": "cup-3", "run": "0a1b2c", "out": str(folder), "seed": 3})
-    log = EventLog(store, RUN)
     now = event_time(1_700_000_000.0)
     players = [f"p{k:02d}" for k in range(20)]
     opened = TournamentOpened(
@@ -83,12 +82,7 @@ def play(
         deposits=funds(cfg, players),
         seed=seed,
     )
-    tournament, step = open_tournament(opened, now=now)
-    log.append(step.events, ts=now)
-    store.save_snapshot(RUN, log.seq, snapshot(tournament))
-    ready: dict[int, TableDirective] = opened_tables(step)
-    for table in sorted(ready):  # START-1: every table's actor ready, logged as it answers
-        log.append(tournament.table_ready(table, now=now).events, ts=now)
+    tournament, log, ready = open_logged(store, RUN, opened, now=now)
     dealt = 0
     while ready and not tournament.finished and (hands is None or tournament.hands < hands):
         table = rng.choice(sorted(ready))

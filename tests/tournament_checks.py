@@ -11,8 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from orchestrator.core.config import TournamentConfig
+from orchestrator.core.events import TournamentOpened
+from orchestrator.core.replay import open_tournament, snapshot
 from orchestrator.core.tournament import OpenTable, Step, Tournament
+from orchestrator.shell.eventlog import EventLog
 from orchestrator.shell.simulation import entry_deposits, late_bot_names
+from orchestrator.shell.store import Store
 from orchestrator.views.audit import audit_events
 from table_worker.protocol import HandPlayer, HandReport, NextHand, TableDirective
 
@@ -63,3 +67,25 @@ def quiet(spec: NextHand, *, won: int = 0) -> HandReport:
         spec.blinds.button,
         tuple(HandPlayer(p, seat, stack, ends[p]) for seat, p, stack in spec.seats),
     )
+
+
+def open_logged(
+    store: Store,
+    stream: str,
+    opened: TournamentOpened,
+    *,
+    now: float,
+    snapshot_it: bool = True,
+) -> tuple[Tournament, EventLog, dict[int, TableDirective]]:
+    """A run's start as the orchestrator actor logs it into `store`: the opening record and the
+    start's events, the opening snapshot (unless not `snapshot_it`), then every table's actor
+    ready (START-1). The core, its log, and the opened tables' first directives."""
+    log = EventLog(store, stream)
+    tournament, step = open_tournament(opened, now=now)
+    log.append(step.events, ts=now)
+    if snapshot_it:
+        store.save_snapshot(stream, log.seq, snapshot(tournament))
+    ready = opened_tables(step)
+    for table in sorted(ready):
+        log.append(tournament.table_ready(table, now=now).events, ts=now)
+    return tournament, log, ready

@@ -679,7 +679,8 @@ class CrashBook:
 
     def check(self, at: int) -> None:
         """`RecoveryError` when the last `CRASH_LOOP` crashes all came at seq `at`."""
-        crashes = self._store.read(self._stream)[-CRASH_LOOP:]
+        last = self._store.last_seq(self._stream)
+        crashes = self._store.read(self._stream, after=max(0, last - CRASH_LOOP))
         if len(crashes) == CRASH_LOOP and all(c.get("at") == at for c in crashes):
             raise RecoveryError(
                 f"the orchestrator crashed {CRASH_LOOP} times at seq {at} with no step taken "

@@ -70,9 +70,11 @@ def bench_store(
             sample = _sample_hand()
             run = uuid.uuid4().hex[:8]
             single = asyncio.run(
-                _one_per_step(store, f"bench-single/{run}", tables, seconds, sample)
+                _reports(store, f"bench-single/{run}", tables, seconds, sample, grouped=False)
             )
-            group = asyncio.run(_group_commit(store, f"bench-group/{run}", tables, seconds, sample))
+            group = asyncio.run(
+                _reports(store, f"bench-group/{run}", tables, seconds, sample, grouped=True)
+            )
         finally:
             store.close()
     return {
@@ -102,9 +104,12 @@ def _step(table: int, hand: int, sample: Sample) -> tuple[list[HandFinished], li
     return [event], [StoredHand(table, hand, history.replace("[1]", f"[{hand}]", 1))]
 
 
-async def _group_commit(
-    store: Store, stream: str, tables: int, seconds: float, sample: Sample
+async def _reports(
+    store: Store, stream: str, tables: int, seconds: float, sample: Sample, *, grouped: bool
 ) -> PathFigures:
+    """`tables` simulated tables reporting flat out for `seconds`, each waiting for its step to
+    be durable before the next: through the group commit (`grouped`: staged, then awaited
+    while the others stage theirs), or with one blocking append, and its fsync, per step."""
     log = EventLog(store, stream)
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
@@ -114,32 +119,15 @@ async def _group_commit(
         while answered < deadline:
             hand += 1
             events, hands = _step(number, hand, sample)
-            log.stage(events, ts=time.time(), hands=hands)
-            await log.durable()
+            if grouped:
+                log.stage(events, ts=time.time(), hands=hands)
+                await log.durable()
+            else:
+                log.append(events, ts=time.time(), hands=hands)  # blocks the loop: its fsync
             latencies.append(time.perf_counter() - answered)
             answered = time.perf_counter()
-
-    started = time.perf_counter()
-    await asyncio.gather(*(table(t) for t in range(1, tables + 1)))
-    return PathFigures(len(latencies), time.perf_counter() - started, log.commits, latencies)
-
-
-async def _one_per_step(
-    store: Store, stream: str, tables: int, seconds: float, sample: Sample
-) -> PathFigures:
-    log = EventLog(store, stream)
-    latencies: list[float] = []
-    deadline = time.perf_counter() + seconds
-
-    async def table(number: int) -> None:
-        hand, answered = 0, time.perf_counter()
-        while answered < deadline:
-            hand += 1
-            events, hands = _step(number, hand, sample)
-            log.append(events, ts=time.time(), hands=hands)  # blocks the loop: its fsync
-            latencies.append(time.perf_counter() - answered)
-            answered = time.perf_counter()
-            await asyncio.sleep(0)  # the other tables' reports wait for this one
+            if not grouped:
+                await asyncio.sleep(0)  # the other tables' reports wait for this one
 
     started = time.perf_counter()
     await asyncio.gather(*(table(t) for t in range(1, tables + 1)))
