@@ -45,6 +45,8 @@ Hierarchy::
     │   │                              prize pool or the operator's commission
     │   ├── NoEntryError               a refund or roll-forward for a player with no entry paid
     │   │                              and not yet settled
+    │   ├── IdempotencyConflictError   a wallet call (shell.store.accounts) whose idempotency key
+    │   │                              was used before for another account, kind or amount
     │   └── LedgerInvariantError       `Ledger.check()` found the books out of balance (a bug)
     ├── RegistrationError              registration refused a command (core.registration);
     │   │                              registration and ledger are unchanged
@@ -120,6 +122,7 @@ __all__ = [
     "FloorError",
     "FolderInUse",
     "HandConflict",
+    "IdempotencyConflictError",
     "InsufficientFundsError",
     "InvalidAmountError",
     "InvalidReportError",
@@ -235,6 +238,11 @@ class InsufficientFundsError(LedgerError):
 
 class NoEntryError(LedgerError):
     """A refund or roll-forward for a player who holds no paid, unsettled entry."""
+
+
+class IdempotencyConflictError(LedgerError):
+    """A wallet call reused an idempotency key with another account, kind or amount: nothing
+    moved (a retry must repeat the call exactly; a new movement needs a new key)."""
 
 
 class LedgerInvariantError(LedgerError):

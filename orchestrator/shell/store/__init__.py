@@ -10,12 +10,14 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from orchestrator.errors import BadStoreUrl
+from orchestrator.shell.store.accounts import Accounts
 from orchestrator.shell.store.base import Store, StoredHand
 from orchestrator.shell.store.metered import MeteredStore
 from orchestrator.shell.store.redis_store import RedisDurability, RedisStore
 from orchestrator.shell.store.sqlite_store import SqliteStore
 
 __all__ = [
+    "Accounts",
     "MeteredStore",
     "RedisDurability",
     "RedisStore",

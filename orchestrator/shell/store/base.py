@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from orchestrator.errors import StoreCorrupted, StoreLost
+from orchestrator.shell.store.accounts import Accounts
 from rng_service.store import DeckStore
 
 __all__ = [
@@ -134,6 +135,12 @@ class Store(Protocol):
     @property
     def decks(self) -> DeckStore:
         """The deck service's used-deck store at the same URL (opened on first use)."""
+        ...
+
+    @property
+    def accounts(self) -> Accounts:
+        """The built-in wallet at the same URL (`orchestrator.shell.store.accounts`), opened on
+        first use and closed with the store."""
         ...
 
     def check_epoch(self, expected: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from orchestrator.shell.store.accounts import Accounts
 from orchestrator.shell.store.base import Store, StoredHand
 from orchestrator.shell.store.redis_store import RedisStore
 from rng_service.store import DeckStore
@@ -98,6 +99,10 @@ class MeteredStore:
         if self._decks is None:
             self._decks = MeteredDeckStore(self._store.decks, self._metrics, backend=self._backend)
         return self._decks
+
+    @property
+    def accounts(self) -> Accounts:
+        return self._store.accounts  # not timed: the wallet is not the tournament's log
 
     def check_epoch(self, expected: str) -> None:
         with self._timed("check_epoch"):

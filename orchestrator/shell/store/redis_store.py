@@ -63,6 +63,7 @@ from orchestrator.errors import (
     UnknownTournament,
 )
 from orchestrator.shell.errors import store_error
+from orchestrator.shell.store.accounts import Accounts
 from orchestrator.shell.store.base import (
     StoredHand,
     check_batch,
@@ -76,6 +77,7 @@ from orchestrator.shell.store.base import (
     store_lost,
     ttl_millis,
 )
+from orchestrator.shell.store.redis_accounts import RedisAccounts
 from rng_service.store import DeckStore, RedisDeckStore
 from rng_service.store.base import EPOCH_KEY
 
@@ -193,6 +195,7 @@ class RedisStore:
         self._wait_aof_ms = round(timeout * 1000) if wait_aof else 0
         self._durability: RedisDurability | None = None
         self._decks: DeckStore | None = None
+        self._accounts: RedisAccounts | None = None
         try:
             self._client = redis.Redis.from_url(
                 url,
@@ -434,6 +437,12 @@ class RedisStore:
             self._decks = RedisDeckStore(self._url)
         return self._decks
 
+    @property
+    def accounts(self) -> Accounts:
+        if self._accounts is None:
+            self._accounts = RedisAccounts(self._url)
+        return self._accounts
+
     def check_epoch(self, expected: str) -> None:
         held: Any = self._call("read the store's epoch", lambda: self._client.get(EPOCH_KEY))
         found = None if held is None else bytes(held).decode()
@@ -446,4 +455,6 @@ class RedisStore:
     def close(self) -> None:
         if self._decks is not None:
             self._decks.close()
+        if self._accounts is not None:
+            self._accounts.close()
         self._client.close()

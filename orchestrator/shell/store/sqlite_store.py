@@ -36,6 +36,7 @@ from orchestrator.errors import (
     UnknownTournament,
 )
 from orchestrator.shell.errors import store_error
+from orchestrator.shell.store.accounts import Accounts
 from orchestrator.shell.store.base import (
     StoredHand,
     check_batch,
@@ -49,6 +50,7 @@ from orchestrator.shell.store.base import (
     store_lost,
     ttl_millis,
 )
+from orchestrator.shell.store.sqlite_accounts import SqliteAccounts
 from rng_service.store import DeckStore, SqliteDeckStore
 from rng_service.store.base import EPOCH_KEY
 
@@ -96,6 +98,7 @@ class SqliteStore:
         self._clock = clock
         self._lock = threading.Lock()
         self._decks: DeckStore | None = None
+        self._accounts: SqliteAccounts | None = None
         try:
             # check_same_thread=False: a shell may call from a worker thread; _lock serialises.
             self._db = sqlite3.connect(
@@ -351,8 +354,16 @@ class SqliteStore:
             self._decks = SqliteDeckStore(self._path)
         return self._decks
 
+    @property
+    def accounts(self) -> Accounts:
+        if self._accounts is None:
+            self._accounts = SqliteAccounts(self._path)
+        return self._accounts
+
     def close(self) -> None:
         if self._decks is not None:
             self._decks.close()
+        if self._accounts is not None:
+            self._accounts.close()
         with self._lock:
             self._db.close()

@@ -1,0 +1,161 @@
+"""The built-in wallet (`Accounts`) in the tournament store's Redis.
+
+Layout: `mtt:wallet:<account>`, a hash {balance, credential (the SHA-256 digest)}; and
+`mtt:wallet-moves`, a hash from each idempotency key to `<account> <kind> <amount>`. A movement
+is one Lua script that checks the key, moves the balance and records the key: a script runs
+atomically and reaches the AOF as one block, so a crash keeps both or neither (durability as
+for the event log: docs/OPERATIONS.md). One Redis server, not Redis Cluster (the moves hash is
+one key for every account).
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from orchestrator.errors import (
+    AccountExistsError,
+    IdempotencyConflictError,
+    InsufficientFundsError,
+    InvalidAmountError,
+    StoreError,
+    UnknownAccountError,
+)
+from orchestrator.shell.errors import store_error
+from orchestrator.shell.store.accounts import (
+    MAX_CENTS,
+    MoveKind,
+    check_account,
+    check_amount,
+    check_digest,
+    check_key,
+    check_opening,
+)
+
+__all__ = ["RedisAccounts"]
+
+MOVES_KEY = b"mtt:wallet-moves"
+_T = TypeVar("_T")
+
+# KEYS[1] the wallet, KEYS[2] the moves hash; ARGV[1] the key, ARGV[2] the move as recorded,
+# ARGV[3] the signed change, ARGV[4] the ceiling. Returns {1, balance} (moved, or repeated),
+# {0, balance} (too little), {2, recorded} (the key holds another move), {3, 0} (no account),
+# {4, balance} (over the ceiling).
+_MOVE = """
+local balance = redis.call('HGET', KEYS[1], 'balance')
+if not balance then return {3, 0} end
+balance = tonumber(balance)
+local done = redis.call('HGET', KEYS[2], ARGV[1])
+if done then
+  if done ~= ARGV[2] then return {2, done} end
+  return {1, balance}
+end
+local after = balance + tonumber(ARGV[3])
+if after < 0 then return {0, balance} end
+if after > tonumber(ARGV[4]) then return {4, balance} end
+redis.call('HSET', KEYS[1], 'balance', string.format('%d', after))
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return {1, after}
+"""
+
+
+# KEYS[1] the wallet; ARGV[1] the balance, ARGV[2] the credential digest. 0: the name is taken.
+_OPEN = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'balance', ARGV[1], 'credential', ARGV[2])
+return 1
+"""
+
+
+def _wallet_key(account: str) -> bytes:
+    return f"mtt:wallet:{account}".encode()
+
+
+class RedisAccounts:
+    def __init__(self, url: str, *, timeout: float = 2.0) -> None:
+        self._url = url
+        try:
+            self._client = redis.Redis.from_url(
+                url,
+                socket_timeout=timeout,
+                socket_connect_timeout=timeout,
+                retry=Retry(NoBackoff(), 0),  # a lost reply is the caller's to repeat by key
+            )
+        except ValueError as exc:
+            raise StoreError(f"redis accounts: bad URL {url!r}: {exc}") from exc
+        self._move_script = self._client.register_script(_MOVE)
+        self._open_script = self._client.register_script(_OPEN)
+
+    def _call(self, what: str, call: Callable[[], _T]) -> _T:
+        try:
+            return call()
+        except redis.RedisError as exc:
+            raise store_error(exc, f"redis accounts: {what}") from exc
+
+    def open(self, account: str, *, balance: int, credential_digest: str) -> None:
+        check_account(account)
+        check_opening(balance)
+        check_digest(credential_digest)
+        created: Any = self._call(
+            f"open {account!r}",
+            lambda: self._open_script(
+                keys=[_wallet_key(account)], args=[balance, credential_digest]
+            ),
+        )
+        if not int(created):
+            raise AccountExistsError(f"the account {account!r} exists already")
+
+    def authenticate(self, account: str, credential_digest: str) -> bool:
+        check_account(account)
+        key = _wallet_key(account)
+        held: Any = self._call(f"read {account!r}", lambda: self._client.hget(key, "credential"))
+        return held is not None and hmac.compare_digest(bytes(held), credential_digest.encode())
+
+    def balance(self, account: str) -> int:
+        check_account(account)
+        key = _wallet_key(account)
+        held: Any = self._call(f"read {account!r}", lambda: self._client.hget(key, "balance"))
+        if held is None:
+            raise UnknownAccountError(f"no account {account!r}")
+        return int(held)
+
+    def debit(self, account: str, amount: int, *, key: str) -> int:
+        return self._move(account, "debit", amount, key)
+
+    def credit(self, account: str, amount: int, *, key: str) -> int:
+        return self._move(account, "credit", amount, key)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _move(self, account: str, kind: MoveKind, amount: int, key: str) -> int:
+        check_account(account)
+        check_amount(amount)
+        check_key(key)
+        change = -amount if kind == "debit" else amount
+        recorded = f"{account} {kind} {amount}"
+        answer: Any = self._call(
+            f"{kind} {account!r}",
+            lambda: self._move_script(
+                keys=[_wallet_key(account), MOVES_KEY],
+                args=[key, recorded, change, MAX_CENTS],
+            ),
+        )
+        status, value = int(answer[0]), answer[1]
+        if status == 1:
+            return int(value)
+        if status == 3:
+            raise UnknownAccountError(f"no account {account!r}")
+        if status == 2:
+            raise IdempotencyConflictError(
+                f"the key {key!r} was used for another movement, not a {kind} of {amount} on "
+                f"{account!r}"
+            )
+        if status == 4:
+            raise InvalidAmountError(f"{account!r} would hold over {MAX_CENTS} cents")
+        raise InsufficientFundsError(f"{account!r} holds {int(value)} cents, {amount} were asked")

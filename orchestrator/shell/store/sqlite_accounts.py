@@ -1,0 +1,154 @@
+"""The built-in wallet (`Accounts`) in the tournament store's SQLite file, on its own
+connection (as the used-deck store is). Every movement is one `BEGIN IMMEDIATE` transaction
+that checks the key, moves the balance and records the key together, so a crash keeps both or
+neither; `synchronous=FULL`, as for the event log: money acknowledged is on disk.
+"""
+
+from __future__ import annotations
+
+import hmac
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from orchestrator.errors import (
+    AccountExistsError,
+    IdempotencyConflictError,
+    InsufficientFundsError,
+    InvalidAmountError,
+    UnknownAccountError,
+)
+from orchestrator.shell.errors import store_error
+from orchestrator.shell.store.accounts import (
+    MAX_CENTS,
+    MoveKind,
+    check_account,
+    check_amount,
+    check_digest,
+    check_key,
+    check_opening,
+)
+
+__all__ = ["SqliteAccounts"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS wallets (
+    account TEXT PRIMARY KEY,
+    balance INTEGER NOT NULL CHECK (balance >= 0),
+    credential TEXT NOT NULL            -- SHA-256 digest of the credential, never the secret
+);
+CREATE TABLE IF NOT EXISTS wallet_moves (
+    key TEXT PRIMARY KEY,               -- the caller's idempotency key
+    account TEXT NOT NULL,
+    kind TEXT NOT NULL,                 -- debit or credit
+    amount INTEGER NOT NULL
+);
+"""
+
+
+class SqliteAccounts:
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(
+                path, timeout=5.0, isolation_level=None, check_same_thread=False
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise store_error(exc, f"sqlite accounts: cannot open {path!r}") from exc
+
+    @contextmanager
+    def _transaction(self, what: str) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise store_error(exc, f"sqlite accounts: {what}") from exc
+
+    def open(self, account: str, *, balance: int, credential_digest: str) -> None:
+        check_account(account)
+        check_opening(balance)
+        check_digest(credential_digest)
+        with self._transaction(f"open {account!r}") as db:
+            if db.execute("SELECT 1 FROM wallets WHERE account = ?", (account,)).fetchone():
+                raise AccountExistsError(f"the account {account!r} exists already")
+            db.execute(
+                "INSERT INTO wallets (account, balance, credential) VALUES (?, ?, ?)",
+                (account, balance, credential_digest),
+            )
+
+    def authenticate(self, account: str, credential_digest: str) -> bool:
+        row = self._row(account)
+        return row is not None and hmac.compare_digest(row[1], credential_digest.encode())
+
+    def balance(self, account: str) -> int:
+        row = self._row(account)
+        if row is None:
+            raise UnknownAccountError(f"no account {account!r}")
+        return row[0]
+
+    def debit(self, account: str, amount: int, *, key: str) -> int:
+        return self._move(account, "debit", amount, key)
+
+    def credit(self, account: str, amount: int, *, key: str) -> int:
+        return self._move(account, "credit", amount, key)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _row(self, account: str) -> tuple[int, bytes] | None:
+        check_account(account)
+        with self._lock:
+            try:
+                row = self._db.execute(
+                    "SELECT balance, credential FROM wallets WHERE account = ?", (account,)
+                ).fetchone()
+            except sqlite3.Error as exc:
+                raise store_error(exc, f"sqlite accounts: read {account!r}") from exc
+        return None if row is None else (int(row[0]), str(row[1]).encode())
+
+    def _move(self, account: str, kind: MoveKind, amount: int, key: str) -> int:
+        check_account(account)
+        check_amount(amount)
+        check_key(key)
+        with self._transaction(f"{kind} {account!r}") as db:
+            done = db.execute(
+                "SELECT account, kind, amount FROM wallet_moves WHERE key = ?", (key,)
+            ).fetchone()
+            row = db.execute("SELECT balance FROM wallets WHERE account = ?", (account,)).fetchone()
+            if row is None:
+                raise UnknownAccountError(f"no account {account!r}")
+            balance = int(row[0])
+            if done is not None:
+                if tuple(done) != (account, kind, amount):
+                    raise IdempotencyConflictError(
+                        f"the key {key!r} was used for another movement, not a {kind} of "
+                        f"{amount} on {account!r}"
+                    )
+                return balance  # repeated: nothing moves again
+            after = balance - amount if kind == "debit" else balance + amount
+            if after < 0:
+                raise InsufficientFundsError(
+                    f"{account!r} holds {balance} cents, {amount} were asked"
+                )
+            if after > MAX_CENTS:
+                raise InvalidAmountError(f"{account!r} would hold over {MAX_CENTS} cents")
+            db.execute("UPDATE wallets SET balance = ? WHERE account = ?", (after, account))
+            db.execute(
+                "INSERT INTO wallet_moves (key, account, kind, amount) VALUES (?, ?, ?, ?)",
+                (key, account, kind, amount),
+            )
+            return after
