@@ -27,6 +27,10 @@ The movements and their rules:
   the operator pays the difference (the overlay) into the pool. The commission is not touched:
   the operator's own money for it comes under the ledger first (an opening of the operator's
   account), then moves to the pool, so the commission account still shows what was taken.
+- `deposit` and `cash_out`: a player's money comes in from his wallet (the Accounts port, outside
+  the ledger: an opening, the first one opening his account) and goes back to it (a posting to
+  `WALLET`, the account of what left for the wallets, which only fills), so money that leaves
+  the ledger is still counted by it and `check()` holds unchanged.
 - KO-1..KO-5: an entry's `bounty` part goes to `BOUNTIES` (refunded with the entry by REG-2
   and CRASH-1); `pay_bounty` pays a bounty from there: `won` by an eliminator (KO-3), or
   returned to the player holding it (the winner's own, KO-2; every player still in at a
@@ -64,6 +68,7 @@ from orchestrator.core.ledger_records import (
     BOUNTIES,
     OPERATOR,
     POOL,
+    WALLET,
     Account,
     EntryPaid,
     EntryRefund,
@@ -160,6 +165,14 @@ class Ledger:
     def balance_of(self, player: str) -> int:
         return self._balances[self._account(player)]
 
+    def paid_entries(self) -> dict[str, int]:
+        """Each player holding a paid entry not yet settled, and what it cost him (REG-1)."""
+        return {
+            e.player: e.buy_in + e.bounty + e.fee
+            for e in self._entries
+            if e.status is EntryStatus.PAID
+        }
+
     def balances(self) -> dict[Account, int]:
         return dict(self._balances)
 
@@ -184,8 +197,8 @@ class Ledger:
         for number, posting in enumerate(self._postings, start=1):
             if posting.number != number or posting.amount <= 0:
                 raise LedgerInvariantError(f"posting {number} is malformed: {posting}")
-            replay[posting.source] -= posting.amount
-            replay[posting.target] += posting.amount
+            replay[posting.source] = replay.get(posting.source, 0) - posting.amount
+            replay[posting.target] = replay.get(posting.target, 0) + posting.amount
         if replay != self._balances:
             raise LedgerInvariantError("the balances differ from the replayed postings")
         opened = sum(o.balance for o in self._openings)
@@ -206,6 +219,23 @@ class Ledger:
             raise AccountExistsError(f"{player} already has an account in this ledger")
         self._balances[player_account(player)] = balance
         self._openings.append(Opening(player_account(player), balance, now))
+
+    def deposit(self, player: str, amount: int, *, now: float) -> None:
+        """Money from the player's wallet into his account here, opening it the first time."""
+        _cents(amount, "a deposit")
+        if not self.has_account(player):
+            self.open_account(player, amount, now=now)
+            return
+        self._balances[player_account(player)] += amount
+        self._openings.append(Opening(player_account(player), amount, now))
+
+    def cash_out(self, player: str, amount: int, *, now: float) -> Posting | None:
+        """`amount` of the player's account back to his wallet (None for 0: nothing moves)."""
+        account = self._account(player)
+        _cents(amount, "a cash-out")
+        self._balances.setdefault(WALLET, 0)  # a ledger from before wallets has none yet
+        postings = self._commit([(player, account, WALLET, amount, Reason.CASH_OUT)], now)
+        return postings[0] if postings else None
 
     def entry(
         self, player: str, *, buy_in: int, fee: int, now: float, bounty: int = 0

@@ -18,6 +18,7 @@ __all__ = [
     "BOUNTIES",
     "OPERATOR",
     "POOL",
+    "WALLET",
     "Account",
     "EntryPaid",
     "EntryRefund",
@@ -35,7 +36,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True, order=True)
 class Account:
-    kind: Literal["player", "pool", "operator", "bounties"]
+    kind: Literal["player", "pool", "operator", "bounties", "wallet"]
     player: str = ""
 
     def __str__(self) -> str:
@@ -45,6 +46,9 @@ class Account:
 POOL = Account("pool")
 OPERATOR = Account("operator")
 BOUNTIES = Account("bounties")  # KO-5: the bounty part of every entry, apart from the pool
+# What went back to the players' wallets (the Accounts port, outside the ledger): it only
+# fills, so the ledger's total stays the total brought in.
+WALLET = Account("wallet")
 
 
 def player_account(player: str) -> Account:
@@ -72,6 +76,7 @@ class Reason(StrEnum):
     CANCEL_BOUNTY = "cancel_bounty"
     BOUNTY_WON = "bounty_won"
     BOUNTY_RETURNED = "bounty_returned"
+    CASH_OUT = "cash_out"
 
     @property
     def rule(self) -> str:
@@ -97,6 +102,7 @@ _RULES = {
     Reason.CANCEL_BOUNTY: "CRASH-1",
     Reason.BOUNTY_WON: "KO-3",  # to the eliminator(s), by the KO-1, KO-2 or KO-4 amount
     Reason.BOUNTY_RETURNED: "KO-5",  # a bounty nobody won, to the player holding it
+    Reason.CASH_OUT: "WALLET",  # a player's money back to his wallet (refunds, REG-2, CRASH-1)
 }
 
 

@@ -327,6 +327,19 @@ class Registration:
         """Raise the typed error that `register` would raise, or nothing."""
         if player not in self._rankings or not self.ledger.has_account(player):
             raise UnknownEntrantError(f"{player!r} is not a known player with an account")
+        self.verify_terms(player)
+        price = self.rules.price
+        if self.ledger.balance_of(player) < price:
+            raise InsufficientFundsError(
+                f"REG-1: {player} has {self.ledger.balance_of(player)}, the entry is {price}"
+            )
+
+    def verify_terms(self, player: str) -> None:
+        """Everything `verify_register` checks but the money: whether this player (a known
+        ranking) may take an entry now. A wallet outside the ledger asks this before it pays
+        the entry in (`Ledger.deposit`), so a refusal moves nothing anywhere."""
+        if player not in self._rankings:
+            raise UnknownEntrantError(f"{player!r} is not a known player")
         if not self.is_open():
             after = (
                 f" after level {self.rules.late_registration_levels}"
@@ -351,11 +364,6 @@ class Registration:
             raise SkillRangeError(
                 f"SKILL-2: {player}'s ranking {ranking} is outside {allowed} "
                 f"({skill_level(ranking).label})"
-            )
-        price = self.rules.price
-        if self.ledger.balance_of(player) < price:
-            raise InsufficientFundsError(
-                f"REG-1: {player} has {self.ledger.balance_of(player)}, the entry is {price}"
             )
 
     def can_register(self, player: str) -> bool:

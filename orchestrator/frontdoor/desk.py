@@ -41,11 +41,13 @@ from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules
 from orchestrator.errors import PACKAGE_ERRORS, ConfigError, OrchestratorError, StoreError
 from orchestrator.frontdoor.auth import new_secret, token_digest
+from orchestrator.frontdoor.cashier import Cashier
 from orchestrator.frontdoor.errors import (
     FrontDoorError,
     InvalidRequest,
     NotAvailable,
     NotFound,
+    Unauthenticated,
     WrongState,
     refusal,
 )
@@ -54,7 +56,7 @@ from orchestrator.shell.cancellation import find_stream
 from orchestrator.shell.errors import translate
 from orchestrator.shell.export import export_run, find_run, stream_name
 from orchestrator.shell.orchestrators import OrchestratorHandle
-from orchestrator.shell.store import Store
+from orchestrator.shell.store import Accounts, Store
 from orchestrator.shell.tables import publish_gateway
 from orchestrator.views.metrics import TournamentMetrics
 from orchestrator.views.read_model import ReadModel
@@ -104,6 +106,7 @@ class Entry:
     follower: asyncio.Task[None] | None = None
     logged: int = 0  # records in its store log
     stream: str = ""  # its orchestrator's log in the store, once started here
+    settled: int = 0  # the seq up to which the run's payments are credited to the wallets
 
 
 def _rules(config: TournamentConfig, tournament_id: str) -> RegistrationRules:
@@ -131,8 +134,11 @@ class Desk:
         *,
         metrics: TournamentMetrics | None = None,
         clock: Callable[[], float] = time.time,
+        accounts: Accounts | None = None,
     ) -> None:
+        """`accounts`: the players' wallets (default: the built-in one at the store's URL)."""
         self._metrics = metrics
+        self._cashier = Cashier(store.accounts if accounts is None else accounts)
         self._store = store
         self._hub = hub
         self._settings = settings
@@ -150,6 +156,11 @@ class Desk:
 
     def all(self) -> list[Entry]:
         return [self._entries[t] for t in sorted(self._entries)]
+
+    def balance(self, account: str) -> int:
+        """What the account's wallet holds now, in cents."""
+        with _translated():
+            return self._cashier.accounts.balance(account)
 
     def player_of(self, token: str) -> tuple[str, str] | None:
         """The (tournament, player) a player token was issued to, or None."""
@@ -185,6 +196,17 @@ class Desk:
         self._entries[tournament_id] = entry
         return entry
 
+    def create_account(self, account: str, balance: int) -> str:
+        """An operator opens a player's wallet with `balance` cents; returns its credential,
+        which the player needs to register himself (only its digest is kept)."""
+        _check_player(account)
+        credential = new_secret()
+        with _translated():
+            self._cashier.accounts.open(
+                account, balance=balance, credential_digest=token_digest(credential)
+            )
+        return credential
+
     def open_registration(self, tournament_id: str) -> Entry:
         entry = self.get(tournament_id)
         if entry.state != "announced":
@@ -195,15 +217,17 @@ class Desk:
         entry.state = "registering"
         return entry
 
-    def register(self, tournament_id: str, player: str) -> str:
-        """REG-1: the player's entry is taken; returns a new token (the old one, if any, is
-        no longer valid)."""
+    def register(self, tournament_id: str, player: str, *, credential: str | None = None) -> str:
+        """REG-1: the player's entry is taken from his wallet; returns a new token (the old
+        one, if any, is no longer valid). `credential`: the player registering himself with
+        his account's credential (None: the operator on his behalf)."""
         entry = self.get(tournament_id)
-        if not PLAYER_PATTERN.match(player):
-            raise InvalidRequest(
-                "a player name is 1..32 letters, digits, '_', '.' or '-', starting with a "
-                f"letter or digit, not {player!r}"
-            )
+        _check_player(player)
+        if credential is not None:
+            with _translated():
+                known = self._cashier.accounts.authenticate(player, token_digest(credential))
+            if not known:  # the same answer for no such account: names are not probed
+                raise Unauthenticated(f"wrong account credential for {player!r}")
         if entry.state != "registering":
             raise WrongState(f"registration is not open ({entry.state})")
         token = new_secret()
@@ -217,10 +241,13 @@ class Desk:
         entry = self.get(tournament_id)
         if entry.state != "registering":
             raise WrongState(f"unregistering is possible only before the start ({entry.state})")
+        now = self._clock()
         with _translated():
-            entry.registration.unregister(player, now=self._clock())
+            entry.registration.unregister(player, now=now)
         self._persist(entry, {"type": "unregistered", "player": player})
         self._revoke(entry, player)
+        with _translated():  # the refund to his wallet; a restart repeats it by its key
+            self._cashier.cash_out(tournament_id, entry.registration, now=now, players=[player])
         return entry
 
     async def start(self, tournament_id: str) -> Entry:
@@ -271,10 +298,12 @@ class Desk:
             now = self._clock()
             with _translated():
                 events = entry.registration.cancel(reason, now=now)
+            self._persist(entry, {"type": "cancelled", "reason": reason})
+            events += self._refund_all(entry, now)
             self._took(entry, _records(events, after=len(entry.events), ts=now))  # CRASH-1
         else:
             await self._control(entry, "cancel", reason)
-        self._persist(entry, {"type": "cancelled", "reason": reason})
+            self._persist(entry, {"type": "cancelled", "reason": reason})
         entry.state = "cancelled"
         for player in self.players(entry):
             self._hub.finished(tournament_id, player, 0, f"cancelled: {reason}")
@@ -344,7 +373,7 @@ class Desk:
             entry.logged = len(records)
             self._entries[tournament_id] = entry
             if any(r["type"] == "cancelled" for r in records):
-                entry.state = "cancelled"  # its refunds are settled and logged: nothing to redo
+                self._restore_cancelled(entry, records)
                 continue
             try:
                 self._replay(entry, records[1:])
@@ -370,6 +399,9 @@ class Desk:
             elif kind == "unregistered":
                 entry.registration.unregister(record["player"], now=now)
                 self._revoke(entry, record["player"])
+                self._cashier.cash_out(
+                    entry.tournament_id, entry.registration, now=now, players=[record["player"]]
+                )
             elif kind == "started":
                 entry.registration.start(now=now)
                 entry.seated = tuple(record["players"])
@@ -385,11 +417,36 @@ class Desk:
         reason = f"could not be rescheduled after its host was lost ({error})"
         now = self._clock()
         events = entry.registration.cancel(reason, now=now)
+        self._persist(entry, {"type": "cancelled", "reason": reason})
+        events += self._refund_all(entry, now)
         self._took(entry, _records(events, after=len(entry.events), ts=now))
         for player in set(entry.tokens.values()):
             self._revoke(entry, player)
         entry.state = "cancelled"
-        self._persist(entry, {"type": "cancelled", "reason": reason})
+
+    def _restore_cancelled(self, entry: Entry, records: list[dict[str, Any]]) -> None:
+        """A cancelled tournament after a restart: its wallets made whole again, each call
+        repeated by its key (nothing moves twice): the refunds of one cancelled in
+        registration, the payments of one cancelled while running."""
+        entry.state = "cancelled"
+        tournament = entry.tournament_id
+        try:
+            if any(r["type"] == "started" for r in records):
+                self._settle_run(entry)
+                return
+            with contextlib.suppress(FrontDoorError, OrchestratorError, KeyError, TypeError):
+                # as far as it replayed when it was cancelled (`_cannot_reschedule`), so the
+                # refunds are the same postings, under the same keys
+                self._replay(entry, [r for r in records[1:] if r["type"] != "cancelled"])
+            reason = next(r["reason"] for r in records if r["type"] == "cancelled")
+            now = self._clock()
+            entry.registration.cancel(reason, now=now)
+            self._refund_all(entry, now)
+        except PACKAGE_ERRORS as exc:
+            log.error("%s: its wallets could not be settled again: %s", tournament, exc)
+        for player in set(entry.tokens.values()):
+            self._revoke(entry, player)
+        entry.state = "cancelled"
 
     async def _reattach(self, entry: Entry) -> None:
         """A running tournament taken over: its orchestrator found by name when the cluster
@@ -446,18 +503,34 @@ class Desk:
         return candidate
 
     def _take_entry(self, entry: Entry, player: str) -> None:
-        """REG-1 through the core, which checks everything before it takes the entry. No
-        payment system yet: a player new to this tournament gets a ranking (SKILL-3) and an
-        account holding exactly one entry's price, which stay if the core refuses."""
-        registration = entry.registration
-        now = self._clock()
+        """REG-1 through the core, which checks everything before the entry is debited from
+        the player's wallet (`Cashier.pay_entry`): a refusal moves nothing."""
         with _translated():
-            if player not in registration.rankings:
-                registration.rankings.add_player(player)
-            if not registration.ledger.has_account(player):
-                config = entry.config
-                registration.ledger.open_account(player, config.buy_in + config.fee, now=now)
-            registration.register(player, now=now)
+            self._cashier.pay_entry(
+                entry.tournament_id, entry.registration, player, now=self._clock()
+            )
+
+    def _refund_all(self, entry: Entry, now: float) -> tuple[Event, ...]:
+        """After a cancellation in registration (CRASH-1): every refund back to its wallet."""
+        with _translated():
+            return self._cashier.cash_out(entry.tournament_id, entry.registration, now=now)
+
+    def _settle(self, entry: Entry) -> None:
+        """The run's payments so far credited to the wallets (CRASH-2 shares, prizes, ...);
+        a wallet that fails is tried again from there at the next poll."""
+        fresh = [r for r in entry.events if r["seq"] > entry.settled]
+        try:
+            self._cashier.settle(entry.tournament_id, fresh)
+        except PACKAGE_ERRORS as exc:
+            log.error("%s: payments not credited yet, will retry: %s", entry.tournament_id, exc)
+            return
+        if fresh:
+            entry.settled = fresh[-1]["seq"]
+
+    def _settle_run(self, entry: Entry) -> None:
+        """Every payment in the run's log in the store credited (after a restart)."""
+        stream = find_stream(self._store, entry.tournament_id)
+        self._cashier.settle(entry.tournament_id, self._store.read(stream))
 
     def _issue(self, entry: Entry, player: str, digest: str) -> None:
         self._revoke(entry, player)
@@ -522,7 +595,6 @@ class Desk:
         """The tournament's orchestrator, for a new run, or for run `run` (launched again: it
         rebuilds from that run's log)."""
         from orchestrator.shell.actor import StoreSettings
-        from orchestrator.shell.simulation import entry_deposits
         from orchestrator.shell.tables import TableSettings
         from table_worker.remote import GatewaySettings
 
@@ -547,7 +619,7 @@ class Desk:
         orchestrator = OrchestratorHandle.launch(
             entry.config.with_players(len(players)),
             players,
-            deposits=entry_deposits(entry.config, players),  # every entry each may take
+            deposits=entry.registration.ledger.paid_entries(),  # the entries the desk took
             tournament_id=entry.tournament_id,
             seed=seed,
             out_dir=str(out),
@@ -569,6 +641,7 @@ class Desk:
         while True:
             fresh = await orchestrator.events_since(seen)
             self._took(entry, fresh)
+            self._settle(entry)
             if self._metrics is not None:  # the tournament metrics (orchestrator.views.metrics)
                 self._metrics.follow(entry.tournament_id, fresh)
                 timings = await orchestrator.timings_since_last_call()
@@ -580,6 +653,7 @@ class Desk:
             if entry.state in ("finished", "cancelled") and not fresh:
                 break
             await asyncio.sleep(EVENT_POLL_SECONDS)
+        self._settle(entry)  # a wallet that failed at the last poll
         with contextlib.suppress(Exception):  # every table done; the actor may go
             await orchestrator.complete()
         await self._export(entry)
@@ -595,6 +669,14 @@ class Desk:
             await asyncio.to_thread(export_run, self._store, stream, out)
         except (StoreError, OSError) as exc:
             log.error("%s: its files were not exported to %s: %s", entry.tournament_id, out, exc)
+
+
+def _check_player(player: str) -> None:
+    if not PLAYER_PATTERN.match(player):
+        raise InvalidRequest(
+            "a player name is 1..32 letters, digits, '_', '.' or '-', starting with a "
+            f"letter or digit, not {player!r:.60}"
+        )
 
 
 def _records(events: Sequence[Event], *, after: int, ts: float) -> list[EventRecord]:

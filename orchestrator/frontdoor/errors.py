@@ -21,6 +21,8 @@ parts' failures) become these by one table, `refusal(exc)`, at the desk's bounda
 errors (Ray's) were turned into the package's before (`orchestrator.shell.errors`)::
 
     NotRegisteredError, UnknownTournament       NotFound
+    UnknownAccountError (a wallet's)            NotFound
+    InvalidAmountError                          InvalidRequest
     ConfigError                                 InvalidRequest
     RemoteFailure                               FrontDoorError (INTERNAL: a bug over there)
     StoreError, any other RemoteError           NotAvailable (the store, an actor gone)
@@ -39,11 +41,13 @@ import grpc
 
 from orchestrator.errors import (
     ConfigError,
+    InvalidAmountError,
     NotRegisteredError,
     OrchestratorError,
     RemoteError,
     RemoteFailure,
     StoreError,
+    UnknownAccountError,
     UnknownTournament,
 )
 
@@ -96,6 +100,8 @@ class NotAvailable(FrontDoorError):
 _STATUS: tuple[tuple[type[Exception], type[FrontDoorError]], ...] = (
     (NotRegisteredError, NotFound),
     (UnknownTournament, NotFound),
+    (UnknownAccountError, NotFound),
+    (InvalidAmountError, InvalidRequest),
     (ConfigError, InvalidRequest),
     (StoreError, NotAvailable),
     (RemoteFailure, FrontDoorError),

@@ -274,6 +274,26 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
             )
         return pb.PlayerList(tournament_id=entry.tournament_id, state=entry.state, players=players)
 
+    async def CreateAccount(
+        self, request: pb.CreateAccountRequest, context: Context
+    ) -> pb.AccountInfo:
+        try:
+            self._auth.operator(context)
+            credential = self._desk.create_account(request.account, request.balance)
+        except FrontDoorError as exc:
+            await _refuse(context, exc)
+        return pb.AccountInfo(
+            account=request.account, balance=request.balance, credential=credential
+        )
+
+    async def GetAccount(self, request: pb.AccountRef, context: Context) -> pb.AccountInfo:
+        try:
+            self._auth.operator(context)
+            balance = self._desk.balance(request.account)
+        except FrontDoorError as exc:
+            await _refuse(context, exc)
+        return pb.AccountInfo(account=request.account, balance=balance)
+
 
 class PlayerServicer(pb_grpc.PlayerServiceServicer):
     def __init__(self, desk: Desk, hub: PlayerHub, auth: _Auth) -> None:
@@ -283,7 +303,10 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):
 
     async def Register(self, request: pb.RegisterRequest, context: Context) -> pb.Registration:
         try:
-            token = self._desk.register(request.tournament_id, request.player)
+            credential = bearer(context.invocation_metadata())  # the account's
+            token = self._desk.register(
+                request.tournament_id, request.player, credential=credential
+            )
         except FrontDoorError as exc:
             await _refuse(context, exc)
         log.info("%s registered %s from %s", request.tournament_id, request.player, context.peer())

@@ -1,0 +1,94 @@
+"""Between the players' wallets (the `Accounts` port) and a tournament's ledger: the one place
+the front door moves a player's money.
+
+- REG-1 `pay_entry`: the core checks the terms first (`Registration.verify_terms`), then the
+  entry's price is debited from the wallet, paid into the player's ledger account
+  (`Ledger.deposit`) and taken by the registration (`register`). A refusal anywhere before the
+  debit moves nothing; the wallet's own refusal (too little money, no account) moves nothing.
+- REG-2, CRASH-1 `cash_out`: what a refund left in the player's ledger account goes back to his
+  wallet (`Ledger.cash_out`, then a credit).
+- `settle`: what the running tournament's ledger (the orchestrator's core) pays a player: each
+  `ledger_posted` record into a player's account (prizes, bounties, deals, a CRASH-2 roll-
+  forward) is credited to his wallet.
+
+Every wallet call carries a key made of what it is, so the desk replaying its log after a
+restart, or following a run's log again, repeats each call with the same key and nothing moves
+twice: `<tournament>/entry/<player>/<n>` (his n-th entry), `<tournament>/cash-out/<posting>`
+(the desk ledger's posting) and `<tournament>/paid/<posting>` (the run ledger's posting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from orchestrator.core.events import Event
+from orchestrator.core.ledger_records import player_account, posting_event
+from orchestrator.core.registration import Registration
+from orchestrator.shell.store import Accounts
+
+__all__ = ["Cashier"]
+
+_PLAYER = str(player_account(""))  # "player:", how the log names a player's account
+
+
+class Cashier:
+    def __init__(self, accounts: Accounts) -> None:
+        self.accounts = accounts
+
+    def pay_entry(
+        self, tournament: str, registration: Registration, player: str, *, now: float
+    ) -> tuple[Event, ...]:
+        """REG-1: the player's entry from his wallet into the tournament; the registration's
+        events. A player new to this tournament gets a ranking (SKILL-3) first."""
+        if player not in registration.rankings:
+            registration.rankings.add_player(player)
+        registration.verify_terms(player)
+        ledger = registration.ledger
+        price = registration.rules.price
+        number = 1 + sum(1 for e in ledger.entries if e.player == player)
+        if price:
+            self.accounts.debit(player, price, key=f"{tournament}/entry/{player}/{number}")
+        ledger.deposit(player, price, now=now)
+        return registration.register(player, now=now)
+
+    def cash_out(
+        self,
+        tournament: str,
+        registration: Registration,
+        *,
+        now: float,
+        players: Iterable[str] | None = None,
+    ) -> tuple[Event, ...]:
+        """Each player's money left in the ledger (a refund) back to his wallet (`players`,
+        default every one with an account); the `ledger_posted` events of the cash-outs."""
+        ledger = registration.ledger
+        if players is None:
+            players = [a.player for a in ledger.balances() if a.kind == "player"]
+        events: list[Event] = []
+        for player in dict.fromkeys(players):
+            if not ledger.has_account(player):
+                continue
+            posting = ledger.cash_out(player, ledger.balance_of(player), now=now)
+            if posting is None:
+                continue
+            key = f"{tournament}/cash-out/{posting.number}"
+            self.accounts.credit(player, posting.amount, key=key)
+            events.append(posting_event(posting))
+        return tuple(events)
+
+    def settle(self, tournament: str, records: Sequence[dict[str, Any]]) -> int:
+        """Credit every payment of the run's ledger into a player's account to his wallet;
+        the cents credited (repeats included: a repeat moves nothing)."""
+        paid = 0
+        for record in records:
+            if record.get("type") != "ledger_posted":
+                continue
+            target = str(record["target"])
+            if not target.startswith(_PLAYER):
+                continue
+            player = target[len(_PLAYER) :]
+            amount = int(record["amount"])
+            self.accounts.credit(player, amount, key=f"{tournament}/paid/{record['posting']}")
+            paid += amount
+        return paid
