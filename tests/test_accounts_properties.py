@@ -1,0 +1,186 @@
+"""No cent created or lost between the players' wallets and a tournament (REG-1, REG-2,
+CRASH-1, CRASH-2, PAY-1), over random register / unregister / cancel / start-and-finish
+sequences through the desk (its registration and ledger, the Accounts port on a real SQLite
+store), without Ray.
+
+The start is the handover the desk makes to the orchestrator (`Desk._launch`): the core's
+registration opened with the entries the desk took (`Ledger.paid_entries`), as
+`Tournament.start` does (`core.play.open_registration`); the end pays PAY-1 prizes, or rolls
+forward (CRASH-2), and the desk's cashier credits the run's `ledger_posted` records
+(`Cashier.settle`), each twice, as a follower reading the log again after a restart would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orchestrator.core import codec
+from orchestrator.core.events import Event
+from orchestrator.core.payouts import prize_table
+from orchestrator.core.play import open_registration
+from orchestrator.core.registration import Registration
+from orchestrator.frontdoor.cashier import Cashier
+from orchestrator.frontdoor.desk import Desk, DeskSettings
+from orchestrator.frontdoor.errors import FrontDoorError
+from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.shell.store import Accounts, open_store
+
+PLAYERS = ("ann", "bob", "cy", "dee", "eve")
+TOURNAMENTS = ("t1", "t2")
+
+
+def config_text(buy_in: int, fee: int, cancellation_percent: int) -> str:
+    return (
+        f"[tournament]\nname = 'prop'\nbuy_in = {buy_in}\nfee = {fee}\n"
+        f"cancellation_percent = {cancellation_percent}\n[levels]\nblinds = [[25, 50]]\n"
+    )
+
+
+@contextlib.contextmanager
+def desk_in_memory() -> Iterator[tuple[Desk, Accounts]]:
+    store = open_store("sqlite:///:memory:")
+    settings = DeskSettings(
+        data_dir=Path("/nonexistent"),  # nothing is exported: no tournament runs on Ray here
+        deck_target="-",
+        gateway_target="-",
+        gateway_secret="s",
+        store_url="-",
+    )
+    try:
+        yield Desk(store, PlayerHub(), settings, clock=lambda: 1_000.0), store.accounts
+    finally:
+        store.close()
+
+
+def held(registration: Registration) -> int:
+    """The cents a tournament at the desk holds: everything in its ledger that has not gone
+    back to a wallet."""
+    ledger = registration.ledger
+    ledger.check()
+    return sum(b for a, b in ledger.balances().items() if a.kind != "wallet")
+
+
+@dataclass
+class Run:
+    """A started tournament: the core's registration, and what its log credited to wallets."""
+
+    registration: Registration
+    credited: int = 0
+
+    def held(self) -> int:
+        """The pool, the commission and the bounties; what its players' accounts hold went to
+        their wallets (`credited`)."""
+        ledger = self.registration.ledger
+        ledger.check()
+        players = sum(b for a, b in ledger.balances().items() if a.kind == "player")
+        assert players == self.credited
+        return sum(b for a, b in ledger.balances().items() if a.kind not in ("player", "wallet"))
+
+
+def records(events: list[Event], after: int = 0) -> list[codec.EventRecord]:
+    return [codec.record(e, seq=after + k, ts=1.0) for k, e in enumerate(events, start=1)]
+
+
+operation = st.one_of(
+    st.tuples(st.just("register"), st.sampled_from(TOURNAMENTS), st.sampled_from(PLAYERS)),
+    st.tuples(st.just("self-register"), st.sampled_from(TOURNAMENTS), st.sampled_from(PLAYERS)),
+    st.tuples(st.just("unregister"), st.sampled_from(TOURNAMENTS), st.sampled_from(PLAYERS)),
+    st.tuples(st.just("cancel"), st.sampled_from(TOURNAMENTS), st.just("")),
+    st.tuples(st.just("finish"), st.sampled_from(TOURNAMENTS), st.just("")),
+    st.tuples(st.just("roll-forward"), st.sampled_from(TOURNAMENTS), st.just("")),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    buy_in=st.integers(0, 5_000),
+    fee=st.integers(0, 700),
+    cancellation_percent=st.integers(0, 100),
+    wallets=st.lists(st.integers(0, 12_000), min_size=len(PLAYERS), max_size=len(PLAYERS)),
+    operations=st.lists(operation, max_size=30),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_no_cent_is_created_or_lost_between_wallets_and_tournaments(
+    buy_in: int,
+    fee: int,
+    cancellation_percent: int,
+    wallets: list[int],
+    operations: list[tuple[str, str, str]],
+    seed: int,
+) -> None:
+    rng = random.Random(seed)
+    with desk_in_memory() as (desk, accounts):
+        cashier = Cashier(accounts)
+        credentials = {p: desk.create_account(p, w) for p, w in zip(PLAYERS, wallets, strict=True)}
+        total = sum(wallets)
+        text = config_text(buy_in, fee, cancellation_percent)
+        for tournament in TOURNAMENTS:
+            desk.create(text, tournament)
+            desk.open_registration(tournament)
+        runs: dict[str, Run] = {}  # started: the core's registration, as launched
+
+        def in_play() -> int:
+            cents = 0
+            for tournament in TOURNAMENTS:
+                run = runs.get(tournament)
+                cents += run.held() if run is not None else held(desk.get(tournament).registration)
+            return cents
+
+        for kind, tournament, player in operations:
+            entry = desk.get(tournament)
+            before = {p: accounts.balance(p) for p in PLAYERS}
+            try:
+                if kind == "register":
+                    desk.register(tournament, player)
+                elif kind == "self-register":
+                    desk.register(tournament, player, credential=credentials[player])
+                elif kind == "unregister":
+                    desk.unregister(tournament, player)
+                elif kind == "cancel":
+                    asyncio.run(desk.cancel(tournament, "property"))
+            except FrontDoorError:
+                # a refusal moves nothing anywhere
+                assert {p: accounts.balance(p) for p in PLAYERS} == before
+            if kind in ("finish", "roll-forward") and tournament not in runs:
+                players = sorted(entry.registration.in_play())
+                if entry.state != "registering" or len(players) < 2:
+                    continue
+                config = entry.config.with_players(len(players))
+                deposits = entry.registration.ledger.paid_entries()  # what `_launch` hands over
+                run, events = open_registration(config, players, deposits, tournament, 2_000.0)
+                assert (run.ledger.pool, run.ledger.operator) == (
+                    entry.registration.ledger.pool,
+                    entry.registration.ledger.operator,
+                )  # the orchestrator holds exactly the entries registered at the desk
+                entry.registration.start(now=2_000.0)  # as `Desk.start` does
+                entry.state = "running"
+                runs[tournament] = Run(run)
+                events = list(events)
+                if kind == "finish":
+                    order = players[:]
+                    rng.shuffle(order)
+                    prizes = prize_table(
+                        run.ledger.pool,
+                        percent=None,
+                        entries=len(order),
+                        field_size=len(order),
+                    )
+                    for place, (who, prize) in enumerate(zip(order, prizes, strict=False), 1):
+                        events += run.pay_prize(who, place=place, amount=prize, now=2_001.0)
+                    events += run.finish(now=2_002.0)
+                else:
+                    chips = {p: rng.randrange(0, 3_000) for p in players}
+                    events += run.cancel("lost", now=2_001.0, chips=chips)
+                logged = records(events)
+                runs[tournament].credited = cashier.settle(tournament, logged)
+                cashier.settle(tournament, logged)  # read again: repeats move nothing
+            assert sum(accounts.balance(p) for p in PLAYERS) + in_play() == total
+            assert all(accounts.balance(p) >= 0 for p in PLAYERS)
