@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orchestrator.core import codec
-from orchestrator.core.events import Event
+from orchestrator.core.events import Event, EventRecord
 from orchestrator.core.payouts import prize_table
 from orchestrator.core.play import open_registration
 from orchestrator.core.registration import Registration
@@ -85,7 +85,7 @@ class Run:
         return sum(b for a, b in ledger.balances().items() if a.kind not in ("player", "wallet"))
 
 
-def records(events: list[Event], after: int = 0) -> list[codec.EventRecord]:
+def records(events: list[Event], after: int = 0) -> list[EventRecord]:
     return [codec.record(e, seq=after + k, ts=1.0) for k, e in enumerate(events, start=1)]
 
 
