@@ -133,6 +133,9 @@ class TournamentConfig:
     time_bank_every: int = 1  # ...every this many levels
     halt_short_tables: bool | None = None  # HALT-1; None: on for tables of 8+ seats (equilibrium)
     knockout: BountyRules | None = None  # KO-1..KO-5: its bounty is part of `buy_in`
+    # When the front door opens and starts it by itself, in epoch seconds (`config_schedule`)
+    registration_opens_at: float | None = None
+    starts_at: float | None = None
 
     @property
     def prize_buy_in(self) -> int:

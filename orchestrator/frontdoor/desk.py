@@ -157,6 +157,10 @@ class Desk:
     def all(self) -> list[Entry]:
         return [self._entries[t] for t in sorted(self._entries)]
 
+    def now(self) -> float:
+        """The desk's clock (its scheduler's too: `orchestrator.frontdoor.schedule`)."""
+        return self._clock()
+
     def balance(self, account: str) -> int:
         """What the account's wallet holds now, in cents."""
         with _translated():

@@ -10,6 +10,7 @@ and an UNAUTHENTICATED / PERMISSION_DENIED is logged with the caller's address.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -28,6 +29,7 @@ from orchestrator.frontdoor.auth import bearer, same_secret
 from orchestrator.frontdoor.desk import Desk, Entry
 from orchestrator.frontdoor.errors import FrontDoorError, PermissionDenied, Unauthenticated
 from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.frontdoor.schedule import Scheduler
 from rng_service.grpc_metrics import GrpcRequestMetrics
 from rng_service.serving import MetricsEndpoint
 from table_worker._proto import gateway_pb2 as gw
@@ -457,6 +459,7 @@ class FrontDoorServer:
             (*SERVICES, health.SERVICE_NAME, reflection.SERVICE_NAME), self._server
         )
         self._http = MetricsEndpoint(m.registry, host, metrics_port)
+        self._scheduler: asyncio.Task[None] | None = None  # registration_opens_at, starts_at
 
     @property
     def target(self) -> str:
@@ -471,6 +474,7 @@ class FrontDoorServer:
         await self._gateway.start()
         await self._server.start()
         self._http.start()
+        self._scheduler = asyncio.get_running_loop().create_task(Scheduler(self.desk).run())
         for name in ("", *SERVICES):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -479,6 +483,10 @@ class FrontDoorServer:
         tournaments go on in Ray (their orchestrators are detached actors); their remote
         players are Out until a front door serves them again (OUT-3)."""
         await self._health.enter_graceful_shutdown()
+        if self._scheduler is not None:
+            self._scheduler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._scheduler
         await self._server.stop(grace)
         await self._gateway.stop(grace)
         await self.desk.close()
