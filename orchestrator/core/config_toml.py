@@ -14,8 +14,6 @@ time_bank_seconds = 60    # TB-1: each player's bank, run after action_seconds; 
 time_bank_refill = 10     # TB-1: it gains this (at most back to full) every time_bank_every levels
 halt_short_tables = true  # HALT-1: a table 3+ players short of the fullest deals no hand until
                           # balancing brings it within 2; equilibrium only, default on from 8 seats
-registration_opens_at = 2026-12-02T19:00:00Z  # `mtt serve` opens registration then, and starts
-starts_at = 2026-12-02T20:00:00Z  # it then (offset date-times or epoch seconds; config_schedule)
 
 [levels]
 unit = "hands"            # "hands" (per table, for simulations) or "minutes" (RB-5)
@@ -122,30 +120,27 @@ _SECTIONS = {
     "side_events",
     "knockout",
 }
-_TOURNAMENT_KEYS = (
-    {
-        "name",
-        "players",
-        "max_per_table",
-        "starting_stack",
-        "structure",
-        "policy",
-        "betting",
-        "buy_in",
-        "fee",
-        "hand_for_hand",
-        "late_registration_levels",
-        "reentries",
-        "late_entries",
-        "max_entries",
-        "cancellation_percent",
-        "skill_levels",
-        "action_seconds",
-        "halt_short_tables",
-    }
-    | TIME_BANK_KEYS
-    | SCHEDULE_KEYS
-)
+_TOURNAMENT_KEYS = {
+    "name",
+    "players",
+    "max_per_table",
+    "starting_stack",
+    "structure",
+    "policy",
+    "betting",
+    "buy_in",
+    "fee",
+    "hand_for_hand",
+    "late_registration_levels",
+    "reentries",
+    "late_entries",
+    "max_entries",
+    "cancellation_percent",
+    "skill_levels",
+    "action_seconds",
+    "halt_short_tables",
+    *SCHEDULE_KEYS,
+} | TIME_BANK_KEYS
 _LEVEL_KEYS = {"unit", "length", "blinds", "lead", "big_blind_ante"}
 
 
