@@ -350,6 +350,15 @@ def test_registration_and_a_cancellation_in_registration_through_ctl(
         assert code == 0, err
         assert ["tournament", "Club-night"] in [line.split() for line in out.splitlines()]
         assert run_ctl(capsys, "open", "Club-night")[0] == 0
+        code, _, err = run_ctl(capsys, "register", "Club-night", "ann")  # no wallet yet
+        assert code == 2 and err.startswith("mtt ctl register: ann: NOT_FOUND: no account")
+        code, out, _ = run_ctl(capsys, "open-account", "ann", "--balance", "5000", "--json")
+        opened = json.loads(out)
+        assert code == 0 and opened["balance"] == 5000 and len(opened["credential"]) >= 32
+        code, out, _ = run_ctl(capsys, "open-account", "bob", "--balance", "2200")
+        assert out.splitlines()[2].split()[:2] == ["bob", "22.00"]
+        code, _, err = run_ctl(capsys, "open-account", "bob", "--balance", "1")
+        assert code == 2 and "FAILED_PRECONDITION" in err  # his wallet stays as it was
         code, out, _ = run_ctl(capsys, "register", "Club-night", "ann", "bob")
         lines = out.splitlines()
         assert code == 0 and lines[0].split() == ["player", "token"]
@@ -416,6 +425,8 @@ def test_registration_and_a_cancellation_in_registration_through_ctl(
         assert code == 0 and [r["seq"] for r in records] == list(range(1, len(records) + 1))
         refunds = {(r["player"], r["amount"]) for r in records if r["type"] == "refund"}
         assert refunds == {("ann", 2200), ("bob", 2200)}  # CRASH-1: fee and commission
+        code, out, _ = run_ctl(capsys, "account", "bob", "--json")
+        assert json.loads(out) == {"account": "bob", "balance": 2200}  # back in his wallet
         code, _, err = run_ctl(capsys, "cancel", "Club-night", "--reason", "again")
         assert code == 2 and "FAILED_PRECONDITION" in err and len(err.splitlines()) == 1
 
@@ -451,7 +462,13 @@ def test_a_watch_whose_reader_went_away_ends_quietly(
     monkeypatch.setenv("MTT_OPERATOR_TOKEN", OPERATOR)
     with front_door(tmp_path) as target:
         monkeypatch.setenv("MTT_TARGET", target)
-        for words in (["create", str(toml)], ["open", "piped"], ["register", "piped", "a", "b"]):
+        for words in (
+            ["create", str(toml)],
+            ["open", "piped"],
+            ["open-account", "a", "--balance", "100"],
+            ["open-account", "b", "--balance", "100"],
+            ["register", "piped", "a", "b"],
+        ):
             assert run_ctl(capsys, *words)[0] == 0
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
         command = [sys.executable, "-m", "orchestrator.cli.main", "ctl", "watch", "piped"]

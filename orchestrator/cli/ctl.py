@@ -205,6 +205,19 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--after", type=non_negative_int, default=0, metavar="SEQ", help="from after SEQ (0)"
     )
     verb("players", _players, "every player: connected, Out and why, table, stack, time bank")
+    wallet = verb(
+        "open-account",
+        _open_account,
+        "open a player's wallet with a balance; shows its credential (once)",
+        of_one=False,
+    )
+    wallet.add_argument("account", metavar="PLAYER")
+    wallet.add_argument(
+        "--balance", type=non_negative_int, required=True, metavar="CENTS", help="in cents"
+    )
+    verb("account", _account, "a player's wallet: its balance", of_one=False).add_argument(
+        "account", metavar="PLAYER"
+    )
 
 
 def _connected(args: argparse.Namespace, handler: Handler) -> int:
@@ -273,6 +286,26 @@ def _register(args: argparse.Namespace, client: OperatorClient) -> None:
             print(json.dumps({"tournament": args.tournament, "registered": done}))
         elif done:
             _print_table(("player", "token"), [(d["player"], d["token"]) for d in done])
+
+
+def _open_account(args: argparse.Namespace, client: OperatorClient) -> None:
+    reply = client.create_account(args.account, args.balance)
+    if args.json:
+        fields = {"account": reply.account, "balance": reply.balance}
+        print(json.dumps(fields | {"credential": reply.credential}))
+        return
+    _print_table(
+        ("account", "balance", "credential"),
+        [(reply.account, money(reply.balance), reply.credential)],
+    )
+
+
+def _account(args: argparse.Namespace, client: OperatorClient) -> None:
+    reply = client.account(args.account)
+    if args.json:
+        print(json.dumps({"account": reply.account, "balance": reply.balance}))
+        return
+    _print_table(("account", "balance"), [(reply.account, money(reply.balance))])
 
 
 def _start(args: argparse.Namespace, client: OperatorClient) -> None:

@@ -99,6 +99,14 @@ class OperatorClient:
     def players(self, tournament_id: str) -> pb.PlayerList:
         return self._call(self._stub.ListPlayers, _ref(tournament_id))
 
+    def create_account(self, account: str, balance: int) -> pb.AccountInfo:
+        """A player's wallet with `balance` cents; the reply's credential is the player's."""
+        request = pb.CreateAccountRequest(account=account, balance=balance)
+        return self._call(self._stub.CreateAccount, request)
+
+    def account(self, account: str) -> pb.AccountInfo:
+        return self._call(self._stub.GetAccount, pb.AccountRef(account=account))
+
     def watch(self, tournament_id: str, after_seq: int = 0) -> Iterator[pb.EventRecord]:
         """The tournament's event records after `after_seq`, live, until it ends (the server
         closes the stream). No deadline: a tournament runs for hours. Closing the iterator
