@@ -54,6 +54,7 @@ BOTS_PER_CHANNEL = 100
 WARM_SHARE = 0.9
 WARMUP_LIMIT_SECONDS = 600.0
 REGISTER_CONCURRENCY = 32
+BOT_WALLET_CENTS = 10**9  # each bot's wallet: far more than any entry it may take
 
 _KINDS = {
     DecisionKind.FOLD: gw.FOLD,
@@ -274,11 +275,18 @@ async def run_fleet(options: FleetOptions, *, say: Any = print) -> dict[str, Any
         limit = asyncio.Semaphore(REGISTER_CONCURRENCY)
 
         async def register(k: int) -> BotPlayer:
+            """As a player does: a wallet opened by the operator, then Register with its
+            credential (REG-1: the entry comes out of the wallet)."""
             name = f"bot{k:05d}"
             async with limit:
+                wallet = await operator.CreateAccount(
+                    pb.CreateAccountRequest(account=name, balance=BOT_WALLET_CENTS),
+                    metadata=credential,
+                )
                 stub = pb_grpc.PlayerServiceStub(channels[k % len(channels)])
                 reply = await stub.Register(
-                    pb.RegisterRequest(tournament_id=tournament, player=name)
+                    pb.RegisterRequest(tournament_id=tournament, player=name),
+                    metadata=(("authorization", f"Bearer {wallet.credential}"),),
                 )
             bot = make_bot(options.policy, random.Random(f"{options.seed}:{name}"))
             return BotPlayer(name, reply.token, bot, channels[k % len(channels)], stats)

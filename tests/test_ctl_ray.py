@@ -73,6 +73,15 @@ async def ctl(env: dict[str, str], *words: str) -> Done:
     return Done(process.returncode, out.decode(), err.decode())
 
 
+async def fund(env: dict[str, str], *players: str) -> None:
+    """Each player's wallet opened through `mtt ctl open-account` (REG-1 takes entries from
+    it); one opened before is left as it is."""
+    for player in players:
+        done = await ctl(env, "open-account", player, "--balance", "1000000000")
+        if done.code != 0:
+            done.refused("FAILED_PRECONDITION")
+
+
 def test_ctl_drives_a_tournament_of_bots_from_create_to_finished_standings(
     server: Server,  # noqa: F811
     tmp_path: Path,
@@ -99,6 +108,7 @@ def test_ctl_drives_a_tournament_of_bots_from_create_to_finished_standings(
         tournament = created["tournament"]
         assert created["state"] == "announced" and created["players"] == []
         assert (await ctl(env, "open", tournament, "--json")).json()["state"] == "registering"
+        await fund(env, *names)
         registered = (await ctl(env, "register", tournament, *names, "--json")).json()
         tokens = {r["player"]: r["token"] for r in registered["registered"]}
         assert sorted(tokens) == sorted(names)
@@ -204,6 +214,8 @@ def test_ctl_refusals_are_one_line_and_exit_2(
         assert "ann: " in line  # which player was refused
         assert (await ctl(env, "open", tournament, "--json")).json()["state"] == "registering"
         (await ctl(env, "open", tournament)).refused("FAILED_PRECONDITION")
+        (await ctl(env, "register", tournament, "ann")).refused("NOT_FOUND")  # no wallet
+        await fund(env, "ann", "bob")
         done = await ctl(env, "register", tournament, "ann", "bob", "ann", "--json")
         assert [r["player"] for r in json.loads(done.out)["registered"]] == ["ann", "bob"]
         done.refused("FAILED_PRECONDITION")  # ann twice: those before her stay registered

@@ -18,6 +18,7 @@ from urllib.request import urlopen
 
 import grpc
 import pytest
+from wallets import bearer, wallet
 
 from loadtest.fleet import BotPlayer, FleetStats
 from orchestrator._proto import frontdoor_pb2 as pb
@@ -97,14 +98,20 @@ class Recorded:
 
 
 async def bots(
-    channel: grpc.aio.Channel, tournament: str, names: list[str], policies: tuple[str, ...]
+    channel: grpc.aio.Channel,
+    server: str,
+    tournament: str,
+    names: list[str],
+    policies: tuple[str, ...],
 ) -> tuple[list[BotPlayer], dict[str, Recorded], FleetStats]:
-    """Register bot players (policies in turn), each recording every message it receives."""
+    """Register bot players (policies in turn) with their wallets' credentials, each recording
+    every message it receives."""
     players, records, stats = [], {}, FleetStats()
     for k, name in enumerate(names):
         policy = policies[k % len(policies)]
+        credential = await wallet(channel, server, OPERATOR, name)
         reply = await pb_grpc.PlayerServiceStub(channel).Register(
-            pb.RegisterRequest(tournament_id=tournament, player=name)
+            pb.RegisterRequest(tournament_id=tournament, player=name), metadata=bearer(credential)
         )
         record = records[name] = Recorded()
         bot = make_bot(policy, random.Random(name))
@@ -189,7 +196,7 @@ def test_hidden_information_over_thousands_of_hands(server: Server) -> None:
             tournament = await create(channel, text)
             # Calling stations take many hands to the showdown, where cards are shown.
             players, records, stats = await bots(
-                channel, tournament, names, ("station", "strength")
+                channel, server.target, tournament, names, ("station", "strength")
             )
             tasks = [asyncio.create_task(p.run()) for p in players]
             await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in players)), 30)
@@ -256,11 +263,14 @@ def test_registration_start_play_watch_and_standings_end_to_end(server: Server) 
             # The operator registers the absent player on their behalf, then unregisters
             # and registers them again (REG-2 then REG-1).
             absent = pb.PlayerRef(tournament_id=tournament, player="absent")
+            await wallet(channel, server.target, OPERATOR, "absent")
             await operator.RegisterPlayer(absent, metadata=OP)
             info = await operator.UnregisterPlayer(absent, metadata=OP)
             assert "absent" not in info.players
             await operator.RegisterPlayer(absent, metadata=OP)
-            players, records, stats = await bots(channel, tournament, names, ("strength",))
+            players, records, stats = await bots(
+                channel, server.target, tournament, names, ("strength",)
+            )
             tasks = [asyncio.create_task(p.run()) for p in players]
             await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in players)), 30)
             info = await operator.StartTournament(ref, metadata=OP)
@@ -421,15 +431,23 @@ def test_credentials_bad_input_floods_time_limits_and_reconnects(server: Server)
             tournament = await create(channel, text)
             ref = pb.TournamentRef(tournament_id=tournament)
             tokens = {}
+            credentials = {}
             for name in ("ann", "bob"):
+                credentials[name] = await wallet(channel, server.target, OPERATOR, name)
                 reply = await players.Register(
-                    pb.RegisterRequest(tournament_id=tournament, player=name)
+                    pb.RegisterRequest(tournament_id=tournament, player=name),
+                    metadata=bearer(credentials[name]),
                 )
                 tokens[name] = reply.token
+            as_ann_wallet = bearer(credentials["ann"])
             again = pb.RegisterRequest(tournament_id=tournament, player="ann")
-            assert await status_of(players.Register(again)) == grpc.StatusCode.FAILED_PRECONDITION
+            code = await status_of(players.Register(again, metadata=as_ann_wallet))
+            assert code == grpc.StatusCode.FAILED_PRECONDITION
+            anonymous = await status_of(players.Register(again))  # no credential: no entry
+            assert anonymous == grpc.StatusCode.UNAUTHENTICATED
             odd = pb.RegisterRequest(tournament_id=tournament, player="../etc")
-            assert await status_of(players.Register(odd)) == grpc.StatusCode.INVALID_ARGUMENT
+            code = await status_of(players.Register(odd, metadata=as_ann_wallet))
+            assert code == grpc.StatusCode.INVALID_ARGUMENT
             as_ann = (("authorization", f"Bearer {tokens['ann']}"),)
             code = await status_of(
                 operator.ListTournaments(pb.ListTournamentsRequest(), metadata=as_ann)

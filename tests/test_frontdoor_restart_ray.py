@@ -20,6 +20,7 @@ from typing import Any
 import grpc
 import pytest
 from test_resume_ray import kill_the_whole_run
+from wallets import fund
 
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
@@ -79,6 +80,7 @@ async def start(target: str, players: list[str]) -> str:
         ref = pb.TournamentRef(tournament_id=info.tournament_id)
         await operator.OpenRegistration(ref, metadata=OP)
         for player in players:
+            await fund(channel, OPERATOR, player)
             await operator.RegisterPlayer(
                 pb.PlayerRef(tournament_id=info.tournament_id, player=player), metadata=OP
             )

@@ -14,6 +14,7 @@ from typing import Any
 import grpc
 import pytest
 from prometheus_client import CollectorRegistry
+from wallets import fund
 
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
@@ -137,6 +138,8 @@ def test_tb1_out3_slow_player_uses_his_bank_disconnects_mid_hand_reconnects_and_
                 )
                 tid = info.tournament_id
                 await operator.OpenRegistration(pb.TournamentRef(tournament_id=tid), metadata=OP)
+                for name in ("ann", "bob"):
+                    await fund(channel, OPERATOR, name)
                 tokens = {
                     name: (
                         await operator.RegisterPlayer(
