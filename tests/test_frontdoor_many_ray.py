@@ -1,0 +1,149 @@
+"""Ten small tournaments at once on one `mtt serve` (local Ray, SQLite store, all on 127.0.0.1),
+each of four remote bots playing over gRPC with wallets behind the Accounts port: started
+together, one cancelled mid-way (CRASH-2), the nine others finish clean, each on its own
+record; and no cent is created or lost between the wallets and the ten tournaments (REG-1,
+PAY-1, CRASH-2: what the wallets lost is what the operator kept as commission)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from typing import Any
+
+import grpc
+import pytest
+from test_frontdoor_ray import OP, OPERATOR, Server, config, server  # noqa: F401  (its fixture)
+from wallets import BALANCE, bearer, wallet
+
+from loadtest.fleet import BotPlayer, FleetStats
+from orchestrator._proto import frontdoor_pb2 as pb
+from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
+from table_worker.bots import make_bot
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
+
+TOURNAMENTS = 10
+PLAYERS = 4
+BUY_IN, FEE = 1_000, 100
+CANCELLED = 3  # the tournament cancelled mid-way (its index)
+
+
+def operator_net(events: list[dict[str, Any]]) -> int:
+    """What a tournament's ledger left with the operator: commission, less any given back."""
+    net = 0
+    for e in events:
+        if e["type"] == "ledger_posted":
+            net += e["amount"] * ((e["target"] == "operator") - (e["source"] == "operator"))
+    return net
+
+
+async def play(server: Server) -> dict[str, Any]:
+    async with grpc.aio.insecure_channel(server.target) as channel:
+        operator = pb_grpc.OperatorServiceStub(channel)
+        players = pb_grpc.PlayerServiceStub(channel)
+        stats = FleetStats()
+        text = config(
+            "many",
+            max_per_table=PLAYERS,
+            starting_stack=1_000,
+            action_seconds=10,
+            buy_in=BUY_IN,
+            fee=FEE,
+            length=3,
+            levels="[[25, 50, 0], [50, 100, 0], [100, 200, 0], [200, 400, 0], [400, 800, 0]]",
+        )
+        ids, bots = [], []
+        for t in range(TOURNAMENTS):
+            info = await operator.CreateTournament(
+                pb.CreateTournamentRequest(config_toml=text, tournament_id=f"many-{t}"),
+                metadata=OP,
+            )
+            ids.append(info.tournament_id)
+            await operator.OpenRegistration(pb.TournamentRef(tournament_id=ids[t]), metadata=OP)
+            for k in range(PLAYERS):
+                name = f"m{t}p{k}"
+                credential = await wallet(channel, server.target, OPERATOR, name)
+                reply = await players.Register(
+                    pb.RegisterRequest(tournament_id=ids[t], player=name),
+                    metadata=bearer(credential),
+                )
+                policy = make_bot("strength", random.Random(name))
+                bots.append(BotPlayer(name, reply.token, policy, channel, stats))
+        tasks = [asyncio.create_task(b.run()) for b in bots]
+        await asyncio.wait_for(asyncio.gather(*(b.welcomed.wait() for b in bots)), 60)
+        started = await asyncio.gather(
+            *(operator.StartTournament(pb.TournamentRef(tournament_id=t), metadata=OP) for t in ids)
+        )
+        assert [s.state for s in started] == ["running"] * TOURNAMENTS
+
+        async def watch(tournament: str) -> list[dict[str, Any]]:
+            events = []
+            request = pb.WatchRequest(tournament_id=tournament)
+            async for record in operator.WatchEvents(request, metadata=OP):
+                events.append(json.loads(record.json))
+                if tournament == ids[CANCELLED] and record.type == "hand_finished":
+                    if sum(e["type"] == "hand_finished" for e in events) == 1:
+                        await operator.CancelTournament(
+                            pb.CancelRequest(tournament_id=tournament, reason="table broke"),
+                            metadata=OP,
+                        )
+            return events
+
+        logs = await asyncio.wait_for(asyncio.gather(*(watch(t) for t in ids)), 900)
+        standings = [
+            await operator.GetStandings(pb.TournamentRef(tournament_id=t), metadata=OP) for t in ids
+        ]
+        balances = {
+            b.name: (await operator.GetAccount(pb.AccountRef(account=b.name), metadata=OP)).balance
+            for b in bots
+        }
+        for b in bots:
+            b.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return {
+            "ids": ids,
+            "logs": logs,
+            "standings": standings,
+            "balances": balances,
+            "stats": stats,
+        }
+
+
+def test_ten_concurrent_tournaments_finish_clean_and_isolated(server: Server) -> None:  # noqa: F811
+    played = asyncio.run(play(server))
+    ids, logs, standings = played["ids"], played["logs"], played["standings"]
+    balances: dict[str, int] = played["balances"]
+    assert played["stats"].errors == 0, played["stats"].problems
+    for t, (tournament, events, table) in enumerate(zip(ids, logs, standings, strict=True)):
+        kinds = [e["type"] for e in events]
+        assert [e["seq"] for e in events] == list(range(1, len(events) + 1))  # its own log
+        names = {f"m{t}p{k}" for k in range(PLAYERS)}
+        seated = {e["player"] for e in events if e["type"] == "player_seated"}
+        assert seated == names  # nobody of another tournament
+        registered = [e for e in events if e["type"] == "player_registered"]
+        assert len(registered) == PLAYERS  # the entries the desk took, no more
+        if t == CANCELLED:
+            assert "tournament_cancelled" in kinds and "tournament_finished" not in kinds
+            assert table.state == "cancelled"
+            continue
+        assert "tournament_finished" in kinds and "tournament_cancelled" not in kinds
+        assert table.state == "finished" and table.players_left == 0
+        assert sorted(s.place for s in table.standings) == list(range(1, PLAYERS + 1))
+        prizes = sum(e["amount"] for e in events if e["type"] == "prize_awarded")
+        assert prizes == PLAYERS * BUY_IN  # the pool paid out, to the cent
+        results = json.loads((server.data / tournament / "results.json").read_text())
+        assert {p["player"] for p in results["places"]} == names
+    # No cent created or lost: what the wallets lost is what the operator kept.
+    kept = sum(operator_net(events) for events in logs)
+    assert sum(balances.values()) + kept == TOURNAMENTS * PLAYERS * BALANCE
+    for t in range(TOURNAMENTS):
+        if t != CANCELLED:
+            assert operator_net(logs[t]) == PLAYERS * FEE
+    paid = {name: 0 for name in balances}
+    for events in logs:
+        for e in events:
+            if e["type"] == "ledger_posted" and e["target"].startswith("player:"):
+                paid[e["target"].removeprefix("player:")] += e["amount"]
+    for name, balance in balances.items():  # each wallet: less its entry, plus what it won
+        assert balance == BALANCE - (BUY_IN + FEE) + paid[name], name
