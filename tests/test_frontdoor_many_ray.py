@@ -38,8 +38,8 @@ def operator_net(events: list[dict[str, Any]]) -> int:
     return net
 
 
-async def play(server: Server) -> dict[str, Any]:
-    async with grpc.aio.insecure_channel(server.target) as channel:
+async def play(front_door: Server) -> dict[str, Any]:
+    async with grpc.aio.insecure_channel(front_door.target) as channel:
         operator = pb_grpc.OperatorServiceStub(channel)
         players = pb_grpc.PlayerServiceStub(channel)
         stats = FleetStats()
@@ -63,7 +63,7 @@ async def play(server: Server) -> dict[str, Any]:
             await operator.OpenRegistration(pb.TournamentRef(tournament_id=ids[t]), metadata=OP)
             for k in range(PLAYERS):
                 name = f"m{t}p{k}"
-                credential = await wallet(channel, server.target, OPERATOR, name)
+                credential = await wallet(channel, front_door.target, OPERATOR, name)
                 reply = await players.Register(
                     pb.RegisterRequest(tournament_id=ids[t], player=name),
                     metadata=bearer(credential),
@@ -82,12 +82,12 @@ async def play(server: Server) -> dict[str, Any]:
             request = pb.WatchRequest(tournament_id=tournament)
             async for record in operator.WatchEvents(request, metadata=OP):
                 events.append(json.loads(record.json))
-                if tournament == ids[CANCELLED] and record.type == "hand_finished":
-                    if sum(e["type"] == "hand_finished" for e in events) == 1:
-                        await operator.CancelTournament(
-                            pb.CancelRequest(tournament_id=tournament, reason="table broke"),
-                            metadata=OP,
-                        )
+                hands = sum(e["type"] == "hand_finished" for e in events)
+                if tournament == ids[CANCELLED] and record.type == "hand_finished" and hands == 1:
+                    await operator.CancelTournament(
+                        pb.CancelRequest(tournament_id=tournament, reason="table broke"),
+                        metadata=OP,
+                    )
             return events
 
         logs = await asyncio.wait_for(asyncio.gather(*(watch(t) for t in ids)), 900)
