@@ -355,3 +355,28 @@ def test_any_sequence_keeps_the_ledger_balanced_to_the_cent(
         live = sum(e.buy_in for e in ledger.entries if e.status is EntryStatus.PAID)
         assert ledger.pool <= live
         assert [p.number for p in ledger.postings] == list(range(1, len(ledger.postings) + 1))
+
+
+def test_wallet_deposits_and_cash_outs_keep_the_books_balanced() -> None:
+    """Money from a player's wallet comes in as an opening (`deposit`, the first one opening
+    his account) and leaves to it as a posting to `wallet` (`cash_out`): the ledger still counts
+    it, so `check()` holds; an overdrawn cash-out moves nothing."""
+    ledger = Ledger()
+    ledger.deposit("ann", BUY_IN + FEE, now=0.0)  # opens her account
+    ledger.entry("ann", buy_in=BUY_IN, fee=FEE, now=1.0)
+    refund = ledger.refund_entry("ann", charge_bp=1_000, now=2.0)
+    posting = ledger.cash_out("ann", refund.refund, now=3.0)
+    assert posting is not None and posting.reason is Reason.CASH_OUT and posting.rule == "WALLET"
+    assert ledger.balance_of("ann") == 0 and ledger.operator == 1_100
+    ledger.deposit("ann", BUY_IN + FEE, now=4.0)  # a second deposit into the same account
+    ledger.entry("ann", buy_in=BUY_IN, fee=FEE, now=5.0)
+    assert ledger.paid_entries() == {"ann": BUY_IN + FEE}
+    before = ledger.snapshot()
+    with pytest.raises(InsufficientFundsError):
+        ledger.cash_out("ann", 1, now=6.0)
+    with pytest.raises(InvalidAmountError):
+        ledger.deposit("ann", -1, now=6.0)
+    assert ledger.snapshot() == before
+    assert ledger.cash_out("ann", 0, now=6.0) is None
+    ledger.check()
+    assert ledger.total() == 2 * (BUY_IN + FEE)  # all it was brought, the cash-out included
