@@ -1,7 +1,8 @@
 """Ten small tournaments at once on one `mtt serve` (local Ray, SQLite store, all on 127.0.0.1),
-each of four remote bots playing over gRPC with wallets behind the Accounts port: started
-together, one cancelled mid-way (CRASH-2), the nine others finish clean, each on its own
-record; and no cent is created or lost between the wallets and the ten tournaments (REG-1,
+each of four remote bots playing over gRPC with wallets behind the Accounts port: nine started
+together by the operator and one by its own schedule (`registration_opens_at`, `starts_at` on
+the front door's clock), one cancelled mid-way (CRASH-2), the nine others finish clean, each on
+its own record; and no cent is created or lost between the wallets and the ten tournaments (REG-1,
 PAY-1, CRASH-2: what the wallets lost is what the operator kept as commission)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from typing import Any
 
 import grpc
@@ -27,6 +29,8 @@ TOURNAMENTS = 10
 PLAYERS = 4
 BUY_IN, FEE = 1_000, 100
 CANCELLED = 3  # the tournament cancelled mid-way (its index)
+SCHEDULED = 9  # the one that opens and starts by itself
+SCHEDULE_SECONDS = 20.0  # from its creation to its start: time enough to register its players
 
 
 def operator_net(events: list[dict[str, Any]]) -> int:
@@ -53,14 +57,25 @@ async def play(front_door: Server) -> dict[str, Any]:
             length=3,
             levels="[[25, 50, 0], [50, 100, 0], [100, 200, 0], [200, 400, 0], [400, 800, 0]]",
         )
-        ids, bots = [], []
-        for t in range(TOURNAMENTS):
-            info = await operator.CreateTournament(
-                pb.CreateTournamentRequest(config_toml=text, tournament_id=f"many-{t}"),
+        now = time.time()  # the clock of `mtt serve`'s desk: this machine's
+        scheduled = text.replace(
+            "[levels]",
+            f"registration_opens_at = {now}\nstarts_at = {now + SCHEDULE_SECONDS}\n[levels]",
+        )
+        ids, bots = [f"many-{t}" for t in range(TOURNAMENTS)], []
+        for t in (SCHEDULED, *(t for t in range(TOURNAMENTS) if t != SCHEDULED)):
+            ref = pb.TournamentRef(tournament_id=ids[t])
+            await operator.CreateTournament(
+                pb.CreateTournamentRequest(
+                    config_toml=scheduled if t == SCHEDULED else text, tournament_id=ids[t]
+                ),
                 metadata=OP,
             )
-            ids.append(info.tournament_id)
-            await operator.OpenRegistration(pb.TournamentRef(tournament_id=ids[t]), metadata=OP)
+            if t == SCHEDULED:  # its registration opens by itself, at once
+                while (await operator.GetTournament(ref, metadata=OP)).state != "registering":
+                    await asyncio.sleep(0.2)
+            else:
+                await operator.OpenRegistration(ref, metadata=OP)
             for k in range(PLAYERS):
                 name = f"m{t}p{k}"
                 credential = await wallet(channel, front_door.target, OPERATOR, name)
@@ -72,10 +87,14 @@ async def play(front_door: Server) -> dict[str, Any]:
                 bots.append(BotPlayer(name, reply.token, policy, channel, stats))
         tasks = [asyncio.create_task(b.run()) for b in bots]
         await asyncio.wait_for(asyncio.gather(*(b.welcomed.wait() for b in bots)), 60)
+        by_hand = [t for k, t in enumerate(ids) if k != SCHEDULED]
         started = await asyncio.gather(
-            *(operator.StartTournament(pb.TournamentRef(tournament_id=t), metadata=OP) for t in ids)
+            *(
+                operator.StartTournament(pb.TournamentRef(tournament_id=t), metadata=OP)
+                for t in by_hand
+            )
         )
-        assert [s.state for s in started] == ["running"] * TOURNAMENTS
+        assert [s.state for s in started] == ["running"] * (TOURNAMENTS - 1)
 
         async def watch(tournament: str) -> list[dict[str, Any]]:
             events = []
@@ -128,6 +147,7 @@ def test_ten_concurrent_tournaments_finish_clean_and_isolated(server: Server) ->
             assert table.state == "cancelled"
             continue
         assert "tournament_finished" in kinds and "tournament_cancelled" not in kinds
+        assert "tournament_started" in kinds  # the scheduled one too: nobody started it by hand
         assert table.state == "finished" and table.players_left == 0
         assert sorted(s.place for s in table.standings) == list(range(1, PLAYERS + 1))
         prizes = sum(e["amount"] for e in events if e["type"] == "prize_awarded")
