@@ -165,6 +165,10 @@ class Ledger:
     def balance_of(self, player: str) -> int:
         return self._balances[self._account(player)]
 
+    def entries_of(self, player: str) -> int:
+        """How many entries the player has paid here, refunded ones included."""
+        return self._entries_of.get(player, 0)
+
     def paid_entries(self) -> dict[str, int]:
         """Each player holding a paid entry not yet settled, and what it cost him (REG-1)."""
         return {
@@ -232,8 +236,9 @@ class Ledger:
     def cash_out(self, player: str, amount: int, *, now: float) -> Posting | None:
         """`amount` of the player's account back to his wallet (None for 0: nothing moves)."""
         account = self._account(player)
-        _cents(amount, "a cash-out")
-        self._balances.setdefault(WALLET, 0)  # a ledger from before wallets has none yet
+        if _cents(amount, "a cash-out") == 0:
+            return None
+        self._balances.setdefault(WALLET, 0)  # opened by the first cash-out, as check() expects
         postings = self._commit([(player, account, WALLET, amount, Reason.CASH_OUT)], now)
         return postings[0] if postings else None
 

@@ -46,7 +46,7 @@ class Cashier:
         registration.verify_terms(player)
         ledger = registration.ledger
         price = registration.rules.price
-        number = 1 + sum(1 for e in ledger.entries if e.player == player)
+        number = 1 + ledger.entries_of(player)  # his n-th entry here: the key says which
         if price:
             self.accounts.debit(player, price, key=f"{tournament}/entry/{player}/{number}")
         ledger.deposit(player, price, now=now)
