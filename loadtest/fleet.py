@@ -279,15 +279,25 @@ async def run_fleet(options: FleetOptions, *, say: Any = print) -> dict[str, Any
             credential (REG-1: the entry comes out of the wallet)."""
             name = f"bot{k:05d}"
             async with limit:
-                wallet = await operator.CreateAccount(
-                    pb.CreateAccountRequest(account=name, balance=BOT_WALLET_CENTS),
-                    metadata=credential,
-                )
-                stub = pb_grpc.PlayerServiceStub(channels[k % len(channels)])
-                reply = await stub.Register(
-                    pb.RegisterRequest(tournament_id=tournament, player=name),
-                    metadata=(("authorization", f"Bearer {wallet.credential}"),),
-                )
+                try:
+                    wallet = await operator.CreateAccount(
+                        pb.CreateAccountRequest(account=name, balance=BOT_WALLET_CENTS),
+                        metadata=credential,
+                    )
+                except grpc.aio.AioRpcError as exc:
+                    if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                        raise
+                    # an earlier fleet's wallet (its credential shown only then): the operator
+                    # registers the bot on its behalf
+                    reply = await operator.RegisterPlayer(
+                        pb.PlayerRef(tournament_id=tournament, player=name), metadata=credential
+                    )
+                else:
+                    stub = pb_grpc.PlayerServiceStub(channels[k % len(channels)])
+                    reply = await stub.Register(
+                        pb.RegisterRequest(tournament_id=tournament, player=name),
+                        metadata=(("authorization", f"Bearer {wallet.credential}"),),
+                    )
             bot = make_bot(options.policy, random.Random(f"{options.seed}:{name}"))
             return BotPlayer(name, reply.token, bot, channels[k % len(channels)], stats)
 
