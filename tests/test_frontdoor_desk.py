@@ -9,13 +9,16 @@ import json
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from orchestrator.frontdoor.desk import Desk, DeskSettings
-from orchestrator.frontdoor.errors import InvalidRequest, NotFound, WrongState
+from orchestrator.errors import RemoteUnavailable
+from orchestrator.frontdoor.desk import Desk, DeskSettings, Entry
+from orchestrator.frontdoor.errors import InvalidRequest, NotAvailable, NotFound, WrongState
 from orchestrator.frontdoor.hub import PlayerHub
 from orchestrator.frontdoor.views import LiveViews, view_server
+from orchestrator.shell.orchestrators import OrchestratorHandle
 from orchestrator.shell.store import open_store
 
 CONFIG = """
@@ -226,3 +229,43 @@ def test_mtt_serve_live_views_show_each_tournament_with_operator_actions(
             await serving
 
     asyncio.run(scenario())
+
+
+class RayRefuses(Desk):
+    """A desk whose cluster refuses every tournament's orchestrator (Ray down), so a start is
+    `lost` at its launch without starting Ray here: the launch is the desk's one Ray call."""
+
+    async def _launch(self, entry: Entry, players: list[str], **_: Any) -> OrchestratorHandle:
+        raise RemoteUnavailable("no Ray cluster here")
+
+
+def test_a_tournament_lost_at_its_launch_gives_every_entry_back_when_cancelled(
+    tmp_path: Path,
+) -> None:
+    """Started, but its orchestrator never ran (no hand played): a cancellation gives every
+    entry back in full, through the roll-forward at the starting stacks; a restarted front
+    door repeats none of it."""
+    settings = DeskSettings(
+        data_dir=tmp_path / "data",
+        deck_target="-",
+        gateway_target="-",
+        gateway_secret="s",
+        store_url="-",
+    )
+    desk = RayRefuses(open_store(f"sqlite:///{tmp_path / 'store.db'}"), PlayerHub(), settings)
+    for name in ("ann", "bob", "cy"):
+        desk.create_account(name, WALLET)
+    desk.create(CONFIG, "fri")
+    desk.open_registration("fri")
+    for name in ("ann", "bob", "cy"):
+        desk.register("fri", name)
+    with pytest.raises(NotAvailable):
+        asyncio.run(desk.start("fri"))
+    assert desk.get("fri").state == "lost" and desk.balance("ann") == WALLET - 1100
+    entry = asyncio.run(desk.cancel("fri", "the cluster is gone"))
+    assert entry.state == "cancelled"
+    assert [desk.balance(p) for p in ("ann", "bob", "cy")] == [WALLET] * 3  # in full
+    again = desk_on(tmp_path)
+    asyncio.run(again.restore())
+    assert again.get("fri").state == "cancelled"
+    assert [again.balance(p) for p in ("ann", "bob", "cy")] == [WALLET] * 3  # not twice

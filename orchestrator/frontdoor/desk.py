@@ -38,7 +38,7 @@ from orchestrator.core.events import (
 )
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
-from orchestrator.core.registration import Registration, RegistrationRules
+from orchestrator.core.registration import Registration, RegistrationRules, RegistrationState
 from orchestrator.errors import PACKAGE_ERRORS, ConfigError, OrchestratorError, StoreError
 from orchestrator.frontdoor.auth import new_secret, token_digest
 from orchestrator.frontdoor.cashier import Cashier
@@ -292,7 +292,9 @@ class Desk:
 
     async def cancel(self, tournament_id: str, reason: str) -> Entry:
         """In registration: every entry back (CRASH-1). Running: the orchestrator rolls the
-        tournament forward (CRASH-2) and its tables close at their next boundary."""
+        tournament forward (CRASH-2) and its tables close at their next boundary. Lost at its
+        launch, before its run began: every entry back too; lost with a run in the store: that
+        run is cancelled there (`mtt cancel --store`), not here."""
         entry = self.get(tournament_id)
         if not reason.strip():
             raise InvalidRequest("a cancellation needs a reason")
@@ -301,7 +303,15 @@ class Desk:
         if entry.orchestrator is None:
             now = self._clock()
             with _translated():
-                events = entry.registration.cancel(reason, now=now)
+                runs = self._run_of(entry) if entry.state == "lost" else ""
+            if runs:
+                raise WrongState(
+                    f"{tournament_id} has a run in the store ({runs}): cancel it there (mtt "
+                    "cancel TOURNAMENT --store URL --reason TEXT); a restarted front door then "
+                    "pays the wallets from its log"
+                )
+            with _translated():
+                events = self._cancel_unplayed(entry, reason, now)
             self._persist(entry, {"type": "cancelled", "reason": reason})
             events += self._refund_all(entry, now)
             self._took(entry, _records(events, after=len(entry.events), ts=now))  # CRASH-1
@@ -435,7 +445,7 @@ class Desk:
         entry.state = "cancelled"
         tournament = entry.tournament_id
         try:
-            if any(r["type"] == "started" for r in records):
+            if self._run_of(entry):
                 self._settle_run(entry)
                 return
             with contextlib.suppress(FrontDoorError, OrchestratorError, KeyError, TypeError):
@@ -444,7 +454,7 @@ class Desk:
                 self._replay(entry, [r for r in records[1:] if r["type"] != "cancelled"])
             reason = next(r["reason"] for r in records if r["type"] == "cancelled")
             now = self._clock()
-            entry.registration.cancel(reason, now=now)
+            self._cancel_unplayed(entry, reason, now)
             self._refund_all(entry, now)
         except PACKAGE_ERRORS as exc:
             log.error("%s: its wallets could not be settled again: %s", tournament, exc)
@@ -513,6 +523,24 @@ class Desk:
             self._cashier.pay_entry(
                 entry.tournament_id, entry.registration, player, now=self._clock()
             )
+
+    def _cancel_unplayed(self, entry: Entry, reason: str, now: float) -> tuple[Event, ...]:
+        """Cancel a tournament no hand of which was played here: in registration (CRASH-1), or
+        started but lost at its launch. Either way every entry comes back in full: with every
+        player at the starting stack, the roll-forward (CRASH-2) gives each his fee and an equal
+        share of the pool, his buy-in."""
+        registration = entry.registration
+        chips = None
+        if registration.state is RegistrationState.RUNNING:
+            chips = dict.fromkeys(registration.in_play(), entry.config.starting_stack)
+        return registration.cancel(reason, now=now, chips=chips)
+
+    def _run_of(self, entry: Entry) -> str:
+        """The tournament's run logs in the store, comma-separated ("" when none: it never
+        launched)."""
+        tournament = entry.tournament_id
+        runs = [s for s in self._store.tournaments() if s.partition("/")[0] == tournament]
+        return ", ".join(r for r in runs if "/" in r)
 
     def _refund_all(self, entry: Entry, now: float) -> tuple[Event, ...]:
         """After a cancellation in registration (CRASH-1): every refund back to its wallet."""
