@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import RedisServer
 
 from orchestrator.errors import RemoteUnavailable
 from orchestrator.frontdoor.desk import Desk, DeskSettings, Entry
@@ -269,3 +270,31 @@ def test_a_tournament_lost_at_its_launch_gives_every_entry_back_when_cancelled(
     asyncio.run(again.restore())
     assert again.get("fri").state == "cancelled"
     assert [again.balance(p) for p in ("ann", "bob", "cy")] == [WALLET] * 3  # not twice
+
+
+def test_wallets_on_redis_survive_a_restart_and_are_never_charged_twice(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """The same registration record on the built-in wallet in Redis: REG-1 debits, REG-2
+    credits the refund less the charge, a restarted desk repeating every call by its key moves
+    nothing, and CRASH-1 gives the rest back."""
+    settings = DeskSettings(
+        data_dir=tmp_path / "data",
+        deck_target="-",
+        gateway_target="-",
+        gateway_secret="s",
+        store_url="-",
+    )
+    first = Desk(open_store(redis_server.url), PlayerHub(), settings)
+    credentials = {name: first.create_account(name, WALLET) for name in ("ann", "bob")}
+    first.create(CONFIG, "fri")
+    first.open_registration("fri")
+    first.register("fri", "ann", credential=credentials["ann"])
+    first.register("fri", "bob")
+    first.unregister("fri", "bob")
+    assert (first.balance("ann"), first.balance("bob")) == (WALLET - 1100, WALLET - 110)
+    again = Desk(open_store(redis_server.url), PlayerHub(), settings)
+    asyncio.run(again.restore())
+    assert (again.balance("ann"), again.balance("bob")) == (WALLET - 1100, WALLET - 110)
+    asyncio.run(again.cancel("fri", "rain"))
+    assert (again.balance("ann"), again.balance("bob")) == (WALLET, WALLET - 110)
