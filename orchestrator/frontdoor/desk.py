@@ -9,6 +9,12 @@ the start and a cancellation. On start-up the desk replays those logs; a running
 orchestrator actor is found again by its name when the Ray cluster outlived the front door (its
 tables look this front door's gateway up in the gateway book), or launched again from the
 run's log in the store when the cluster went with it.
+
+Money: the desk's registration and ledger are the one record of a tournament's entries; the
+players' wallets are behind the `Accounts` port, and `orchestrator.frontdoor.cashier` is the
+one place money moves between them (entries debited, refunds and the run's payments credited,
+each call keyed so a replay after a restart moves nothing twice). The orchestrator is launched
+with exactly the entries the desk took.
 """
 
 from __future__ import annotations
