@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from prometheus_client import CollectorRegistry
 
 from orchestrator._proto import frontdoor_pb2 as pb
@@ -221,5 +222,26 @@ def test_entries_priced_at_nothing_or_beyond_any_wallet(tmp_path: Path) -> None:
                 pb.CreateTournamentRequest(config_toml=negative, tournament_id="neg"), metadata=OP
             )
             assert await status_of(create) == Code.INVALID_ARGUMENT
+
+    asyncio.run(go())
+
+
+def test_schedules_are_checked_at_the_front_door(tmp_path: Path) -> None:
+    """A start time without an offset, out of range or before registration opens is refused
+    when the tournament is created, naming the key."""
+
+    async def go() -> None:
+        async with front_door(tmp_path) as (operator, _):
+            for line, key in (
+                ("starts_at = 2027-01-15T08:00:00", "starts_at"),
+                ("starts_at = 1e300", "starts_at"),
+                ("registration_opens_at = 20\nstarts_at = 10", "registration_opens_at"),
+            ):
+                text = CONFIG.replace("[levels]", f"{line}\n[levels]")
+                request = pb.CreateTournamentRequest(config_toml=text, tournament_id="sched")
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await operator.CreateTournament(request, metadata=OP)
+                assert refused.value.code() == Code.INVALID_ARGUMENT
+                assert key in str(refused.value.details())
 
     asyncio.run(go())

@@ -1,13 +1,13 @@
 """When a tournament opens and starts by itself: `registration_opens_at` and `starts_at` in its
 [tournament] table. Pure (no clock: the front door's scheduler compares them with its own).
 
-Each is a TOML offset date-time (`starts_at = 2026-12-02T20:00:00Z`, or `+01:00`), the same as an
-ISO 8601 string with an offset (`"2026-12-02T20:00:00+01:00"`), or epoch seconds (a number
->= 0); a time without an offset is refused, since it would mean a different instant on every
-machine. Both optional; read as epoch seconds (a float). Registration must open before the
-start. Without `registration_opens_at` the operator opens registration (`mtt ctl open`); a
-tournament still announced at `starts_at` is cancelled, as is one with fewer than two entries
-(CRASH-1: every entry refunded).
+Each is a TOML offset date-time (`starts_at = 2026-12-02T20:00:00Z`, or `+01:00`), the same as
+an ISO 8601 string with an offset (`"2026-12-02T20:00:00+01:00"`), or epoch seconds (a number
+0..LATEST, the end of year 9999); a time without an offset is refused, since it would mean a
+different instant on every machine. Both optional; read as epoch seconds (a float).
+Registration must open before the start. Without `registration_opens_at` the operator opens
+registration (`mtt ctl open`); a tournament still announced at `starts_at` is cancelled, as is
+one with fewer than two entries (CRASH-1: every entry refunded).
 
 >>> parse_schedule({"starts_at": 1_800_000_000, "registration_opens_at": "2027-01-15T08:00:00Z"})
 {'registration_opens_at': 1800000000.0, 'starts_at': 1800000000.0}
@@ -25,6 +25,7 @@ from orchestrator.errors import ConfigError
 __all__ = ["SCHEDULE_KEYS", "parse_schedule"]
 
 SCHEDULE_KEYS = frozenset({"registration_opens_at", "starts_at"})
+LATEST = 253_402_300_799  # 9999-12-31T23:59:59Z: the last instant a date-time can name
 
 
 def parse_schedule(tournament: Mapping[str, Any]) -> dict[str, Any]:
@@ -59,6 +60,6 @@ def _instant(value: object, key: str) -> float | None:
         raise ConfigError(
             f"{key} must be an ISO 8601 time with an offset or epoch seconds, not {value!r}"
         )
-    if value < 0:
-        raise ConfigError(f"{key} in epoch seconds must be >= 0, not {value!r}")
+    if not 0 <= value <= LATEST:
+        raise ConfigError(f"{key} in epoch seconds must be 0..{LATEST}, not {value!r}")
     return float(value)
