@@ -34,10 +34,6 @@ from table_worker.protocol import HandPlayer, HandReport, HandTiming, NextHand, 
 from table_worker.remote import GatewaySettings, RemoteSeats
 from table_worker.session import PlayedHand
 
-# A waiting table (short of players, hand-for-hand, paused) asks again after WAIT_SECONDS,
-# backing off to MAX_WAIT_SECONDS so a long pause costs the orchestrator little.
-WAIT_SECONDS = 0.02
-MAX_WAIT_SECONDS = 0.25
 DECK_WAIT_SECONDS = 30.0  # one wait for a deck; then the table says it waits, and waits on
 
 log = logging.getLogger(__name__)
@@ -85,15 +81,11 @@ class Table:
     def run(self, directive: TableDirective) -> int:
         """Play hands until the orchestrator closes the table; returns hands played."""
         self._running = True
-        wait = WAIT_SECONDS
         try:
             while not directive.close:
-                if directive.next_hand is None:
-                    time.sleep(wait)
-                    wait = min(2 * wait, MAX_WAIT_SECONDS)
+                if directive.next_hand is None:  # held until it may deal (a long poll)
                     directive = ray.get(self._orchestrator.poll.remote(self.table))
                     continue
-                wait = WAIT_SECONDS
                 report = self.play(directive.next_hand)
                 directive = ray.get(self._orchestrator.report_hand.remote(report))
         finally:
