@@ -130,7 +130,7 @@ def keep_ray_on_this_machine() -> None:
     value = os.environ.setdefault(LOCAL_RAY_VARIABLE, "0")
     constants = sys.modules.get("ray._private.ray_constants")
     if constants is not None:
-        constants.ENABLE_RAY_CLUSTER = value.lower() in ("true", "1")
+        setattr(constants, "ENABLE_RAY_CLUSTER", value.lower() in ("true", "1"))  # noqa: B010
 
 
 def ask_for_token_auth() -> None:
