@@ -40,23 +40,31 @@ SCREEN_SECONDS = 60.0  # the longest a screen may take to show what is waited fo
 
 
 class Terminal:
-    """One tmux window running a command, on a tmux server of its own."""
+    """Windows running commands on a tmux server of its own; a window stays after its command
+    ends (remain-on-exit), so its last screen and exit status can be read."""
 
-    def __init__(self, socket: str) -> None:
-        self._base = ["tmux", "-L", socket, "-f", os.devnull]
+    def __init__(self, socket: str, config: Path) -> None:
+        config.write_text("set -g remain-on-exit on\n")
+        self._base = ["tmux", "-L", socket, "-f", str(config)]
 
     def tmux(self, *words: str) -> str:
         done = subprocess.run([*self._base, *words], capture_output=True, text=True, check=True)
         return done.stdout
 
-    def start(self, command: list[str], env: dict[str, str]) -> None:
+    def start(self, command: list[str], env: dict[str, str], session: str = "client") -> None:
         exports = [f"{k}={v}" for k, v in env.items()]
         line = " ".join(["env", *exports, *command])
-        self.tmux("new-session", "-d", "-s", "client", line)  # 80 x 24, tmux's default
-        self.tmux("set-option", "-t", "client", "remain-on-exit", "on")
+        self.tmux("new-session", "-d", "-s", session, line)  # 80 x 24, tmux's default
 
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "client")
+    def screen(self, session: str = "client") -> str:
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", session)  # with history
+
+    def exit_status(self, session: str = "client") -> int | None:
+        """The command's exit status once it has ended; None while it runs."""
+        words = self.tmux(
+            "display-message", "-p", "-t", session, "#{pane_dead} #{pane_dead_status}"
+        ).split()
+        return int(words[1]) if words[0] == "1" else None  # "0" alone while it runs
 
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", "client", "-l", text)
@@ -67,18 +75,20 @@ class Terminal:
 
 
 @pytest.fixture
-def terminal() -> Iterator[Terminal]:
-    terminal = Terminal(f"mtt-client-test-{os.getpid()}")
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    terminal = Terminal(f"mtt-client-test-{os.getpid()}", tmp_path / "tmux.conf")
     yield terminal
     terminal.close()
 
 
-async def shows(terminal: Terminal, pattern: str, *, after: int = 0) -> re.Match[str]:
+async def shows(
+    terminal: Terminal, pattern: str, *, after: int = 0, session: str = "client"
+) -> re.Match[str]:
     """The first match of `pattern` on the screen (past `after` matches of it), waiting for it."""
     deadline = time.monotonic() + SCREEN_SECONDS
     text = ""
     while time.monotonic() < deadline:
-        text = await asyncio.to_thread(terminal.screen)
+        text = await asyncio.to_thread(terminal.screen, session)
         found = list(re.finditer(pattern, text))
         if len(found) > after:
             return found[after]
@@ -118,8 +128,9 @@ def test_a_person_plays_hands_against_a_bot_in_a_terminal_and_sees_the_deck_veri
             bot_task = asyncio.create_task(bot.run())
             command = [sys.executable, "-m", "orchestrator.cli.main", "client"]
             command += ["--target", server.target, "--tournament", tournament]
-            command += ["--token", str(token)]
-            terminal.start(command, {"PYTHONPATH": str(ROOT)})
+            env = {"PYTHONPATH": str(ROOT)}
+            await refused(terminal, command, env, tmp_path)
+            terminal.start([*command, "--token", str(token)], env)
             await shows(terminal, r"welcome, ann")
             await asyncio.wait_for(bot.welcomed.wait(), SCREEN_SECONDS)
             await operator.StartTournament(ref, metadata=OP)
@@ -132,9 +143,29 @@ def test_a_person_plays_hands_against_a_bot_in_a_terminal_and_sees_the_deck_veri
                 bot.stop()
                 await asyncio.gather(bot_task, return_exceptions=True)
             terminal.type("q")
-            await shows(terminal, r"Pane is dead \(status 0")
+            assert await ended(terminal) == 0
 
     asyncio.run(play())
+
+
+async def refused(
+    terminal: Terminal, command: list[str], env: dict[str, str], folder: Path
+) -> None:
+    """A token nobody issued, and a real token with another tournament's id: each one line,
+    exit 2, no traceback, once the terminal is restored."""
+    wrong = folder / "wrong.token"
+    wrong.write_text("not-a-token-anybody-issued\n")
+    terminal.start([*command, "--token", str(wrong)], env, session="wrong")
+    assert await ended(terminal, "wrong") == 2
+    screen = terminal.screen("wrong")
+    assert "mtt client: UNAUTHENTICATED: unknown player token" in screen, screen
+    assert "Traceback" not in screen
+    other = [*command[: command.index("--tournament") + 1], "someone-elses", "--token"]
+    terminal.start([*other, str(folder / "ann.token")], env, session="other")
+    assert await ended(terminal, "other") == 2
+    screen = terminal.screen("other")
+    assert "--tournament someone-elses: the token is for tournament" in screen, screen
+    assert "Traceback" not in screen
 
 
 async def hands(terminal: Terminal, bots_view: list[pb.ServerMessage]) -> None:
@@ -190,3 +221,14 @@ async def hands(terminal: Terminal, bots_view: list[pb.ServerMessage]) -> None:
     own = {cards.group(1), cards.group(2)}
     bobs = {card_text(c) for c in view.hole_cards}
     assert own | bobs == {card_text(c) for c in result.deck_cards[:4]} and not own & bobs
+
+
+async def ended(terminal: Terminal, session: str = "client") -> int:
+    """The exit status of the session's command, waiting for it to end."""
+    deadline = time.monotonic() + SCREEN_SECONDS
+    while time.monotonic() < deadline:
+        status = await asyncio.to_thread(terminal.exit_status, session)
+        if status is not None:
+            return status
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"{session} never ended:\n{terminal.screen(session)}")
