@@ -103,6 +103,7 @@ class PlayerClient:
                     return
                 wait = RECONNECT_SECONDS[min(attempt, len(RECONNECT_SECONDS) - 1)]
                 attempt += 1
+                self.view.prompt = None  # asked again on the new stream if it still stands
                 self.view.note(f"connection lost ({exc.code().name}): again in {wait:g}s")
                 self._draw()
                 await asyncio.sleep(wait)
