@@ -74,7 +74,7 @@ class Command:
     amount: int = 0  # RAISE_TO: the total bet this street
 
 
-_WORDS = {
+_WORDS = {  # what he may type -> the one word the parser acts on
     "f": "fold",
     "fold": "fold",
     "k": "check",
@@ -101,6 +101,14 @@ _WORDS = {
     "exit": "quit",
 }
 
+# The words that need no prompt: anything else is an action, played only when asked.
+_NOT_ACTIONS = {
+    "help": CommandKind.HELP,
+    "quit": CommandKind.QUIT,
+    "sit": CommandKind.SIT_OUT,
+    "back": CommandKind.BACK,
+}
+
 
 def parse_command(text: str, legal: gw.Legal | None) -> Command:
     """The command a typed line means; `legal` is the pending prompt's (None: not his turn).
@@ -111,14 +119,8 @@ def parse_command(text: str, legal: gw.Legal | None) -> Command:
     word = _WORDS.get(words[0])
     if word is None:
         raise InvalidRequest(f"unknown command {words[0]!r}: type h for help")
-    simple = {
-        "help": CommandKind.HELP,
-        "quit": CommandKind.QUIT,
-        "sit": CommandKind.SIT_OUT,
-        "back": CommandKind.BACK,
-    }
-    if word in simple:
-        return Command(simple[word])
+    if word in _NOT_ACTIONS:
+        return Command(_NOT_ACTIONS[word])
     if legal is None:
         raise InvalidRequest("not your turn: wait until you are asked to act")
     if word != "raise" and len(words) > 1:
