@@ -114,7 +114,7 @@ class Table:
         }
         remote = self._remote
         if remote is not None:
-            remote.hand_started(spec.hand, hand, names, level=spec.level)
+            remote.hand_started(spec.hand, hand, names, deck=served, level=spec.level)
         while (actor := hand.actor) is not None:
             legal = hand.legal_actions()
             if remote is None or actor in spec.sitting_out:
@@ -122,7 +122,7 @@ class Table:
             else:
                 self._act_remote(remote, spec.hand, hand, legal, names)
         if remote is not None:
-            remote.hand_ended(spec.hand, hand, names)
+            remote.hand_ended(spec.hand, hand, names, deck=served)
         played = PlayedHand(self.table, spec.hand, names, hand, deck=served)
         self.hands_played += 1
         finishing = hand.finishing_stacks()
