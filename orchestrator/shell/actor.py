@@ -60,7 +60,7 @@ from orchestrator.errors import (
     TournamentExists,
     TournamentStateError,
 )
-from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.eventlog import SNAPSHOT_EVERY, EventLog, SnapshotPacer, event_time
 from orchestrator.shell.export import side_event_id, stream_name
 from orchestrator.shell.long_poll import LongPolls
 from orchestrator.shell.orchestrators import Answer, OrchestratorHandle, orchestrator_name
@@ -81,7 +81,7 @@ class StoreSettings:
 
     url: str
     run_id: str
-    snapshot_every: int = 2000  # events between snapshots of the core
+    snapshot_every: int = SNAPSHOT_EVERY  # events between snapshots of the core
     epoch: str | None = None  # the store's when the run began: a store without it lost its data
 
 
@@ -126,7 +126,7 @@ class Orchestrator:
             _patiently(lambda: self._store.check_epoch(store.epoch or ""))
         _patiently(self._take_lease)
         self._log = EventLog(self._store, self._stream)
-        self._since_snapshot = 0
+        self._snapshot_pace = SnapshotPacer(store.snapshot_every)
         opened = TournamentOpened(
             tournament=tournament_id,
             config=config,
@@ -355,17 +355,16 @@ class Orchestrator:
 
     def _stage(self, events: list[Event], now: float, hands: tuple[StoredHand, ...] = ()) -> None:
         """Queue a step's events and hands for the next group commit (no await: steps are
-        staged in the order they are decided); every `snapshot_every` events, a snapshot."""
+        staged in the order they are decided); a snapshot when one is due (`SnapshotPacer`:
+        every `snapshot_every` events, at most 5% of the time)."""
         if self._lease_lost:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
         self._log.stage(events, ts=now, hands=hands)
         tournament = self._tournament
         self._polls.stepped(events, tournament.wake_mark(), tournament.slowest())
-        self._since_snapshot += len(events)
-        if self._snapshots and self._since_snapshot >= self._store_settings.snapshot_every:
-            self._since_snapshot = 0
+        if self._snapshot_pace.staged(len(events)) and self._snapshots:
             # Taken when the loop next turns, a step boundary (no step awaits inside): the
-            # pickling runs while this step's batch is being written, not before its reply.
+            # encoding runs while this step's batch is being written, not before its reply.
             asyncio.get_running_loop().call_soon(self._take_snapshot)
 
     def _take_snapshot(self) -> None:
@@ -378,7 +377,7 @@ class Orchestrator:
         """The core's state as a snapshot; None, and no more snapshots, for state the snapshot
         codec cannot write (a bug, not fatal: the log alone rebuilds the tournament)."""
         try:
-            return snapshot(self._tournament)
+            return self._snapshot_pace.take(lambda: snapshot(self._tournament))
         except RecordError as exc:
             logging.getLogger(__name__).error("no more snapshots of %s: %s", self._stream, exc)
             self._snapshots = False
@@ -396,11 +395,8 @@ class Orchestrator:
         state = self._snapshot_state()
         if state is None:
             return
-        try:
-            self._store.save_snapshot(self._stream, self._log.seq, state)
-            self._since_snapshot = 0
-        except StoreUnavailable:
-            pass  # the next one tries again; the log alone is enough to rebuild
+        with contextlib.suppress(StoreUnavailable):  # the next one tries again; the log
+            self._store.save_snapshot(self._stream, self._log.seq, state)  # alone rebuilds
 
     _snapshots = True  # until the snapshot codec fails on the core's state
 

@@ -46,10 +46,10 @@ from typing import Any, Protocol
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.directives import OpenTable, Step
 from orchestrator.core.events import HandFinished, TournamentOpened
-from orchestrator.core.replay import open_tournament, step_rng
+from orchestrator.core.replay import open_tournament, snapshot, step_rng
 from orchestrator.errors import ConfigError
 from orchestrator.shell.bench_store import durable_store
-from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.eventlog import SNAPSHOT_EVERY, EventLog, SnapshotPacer, event_time
 from orchestrator.shell.long_poll import LongPolls
 from orchestrator.shell.simulation import entry_deposits, late_bot_names
 from orchestrator.shell.store import StoredHand, open_store
@@ -255,6 +255,9 @@ class ScaleFigures:
     reports: int = 0
     polls: int = 0
     commits: int = 0
+    snapshots: int = 0
+    snapshot_seconds: float = 0.0  # the event loop held, all snapshots together
+    snapshot_bytes: int = 0  # the last one's
     hands: int = 0
     winner: str | None = None
     seconds: float = 0.0
@@ -288,6 +291,9 @@ def bench_scale(options: ScaleOptions, *, keep_log: bool = False) -> dict[str, A
         "reports": figures.reports,
         "polls": figures.polls,
         "commits": figures.commits,
+        "snapshots": figures.snapshots,
+        "snapshot_seconds": round(figures.snapshot_seconds, 2),
+        "last_snapshot_mb": round(figures.snapshot_bytes / 2**20, 1),
         "reports_per_s": round(figures.reports / figures.seconds, 1),
         "core_p50_ms": _ms(figures.core_seconds, 0.50),
         "core_p99_ms": _ms(figures.core_seconds, 0.99),
@@ -329,6 +335,12 @@ async def _play(options: ScaleOptions, log: EventLog, keep_log: bool) -> ScaleFi
     tasks: set[asyncio.Task[None]] = set()
 
     polls = LongPolls()
+    snapshots = SnapshotPacer(SNAPSHOT_EVERY)
+
+    def take_snapshot() -> None:
+        state = snapshots.take(lambda: snapshot(tournament))
+        figures.snapshot_bytes = len(state)
+        log.offer_snapshot(log.seq, state)
 
     def stage(decide: Callable[[float, random.Random], Step], report: HandReport | None) -> Step:
         """A step as the actor takes it: decided and staged with no await."""
@@ -336,6 +348,8 @@ async def _play(options: ScaleOptions, log: EventLog, keep_log: bool) -> ScaleFi
         step = decide(now, step_rng(seed, log.seq))
         staged = log.stage(step.events, ts=now, hands=_history(report, step))
         polls.stepped(step.events, tournament.wake_mark(), tournament.slowest())
+        if snapshots.staged(len(step.events)):  # as the actor: at the loop's next turn
+            asyncio.get_running_loop().call_soon(take_snapshot)
         if keep_log:
             figures.log += staged
         return step
@@ -411,6 +425,7 @@ async def _play(options: ScaleOptions, log: EventLog, keep_log: bool) -> ScaleFi
     figures.seconds = time.perf_counter() - started
     figures.hands = tournament.hands
     figures.commits = log.commits
+    figures.snapshots, figures.snapshot_seconds = snapshots.taken, snapshots.seconds
     if tournament.finished:
         figures.winner = next(iter(tournament.stacks))
     return figures
