@@ -5,9 +5,12 @@ model's."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from orchestrator.core.codec import Recorded
 from orchestrator.core.events import (
     BreakStarted,
+    ChipsRemoved,
     HandFinished,
     HandVoided,
     PhaseStarted,
@@ -90,6 +93,9 @@ class Balanced(Check):
         self.boundary: Recorded | None = None  # the step's hand or poll
         self.reentered: set[str] = set()  # in this step: seated after the balancing
         self.opened: set[int] = set()  # in this step after its hand: filled after it too
+        # Players who may sit with no chips (out, not placed yet): those a hand or SAN-1 left
+        # with none, kept while the read model still seats them with none.
+        self.broke: set[str] = set()
 
     def see(self, record: Recorded, tally: Tally) -> None:
         e = record.event
@@ -103,8 +109,13 @@ class Balanced(Check):
             case TournamentCancelled():  # CRASH-2: tables close at their boundary, no moves
                 self._end_of_step(tally.model)
                 self.active = False
-            case HandFinished() | TablePolled():
+            case HandFinished():
                 self.boundary = record
+                self.broke.update(p.player for p in e.players if p.end == 0)
+            case TablePolled():
+                self.boundary = record
+            case ChipsRemoved():
+                self.broke.add(e.player)
             case TableOpened() if self._after_a_hand():
                 self.opened.add(e.table)
             case PlayerReentered():
@@ -120,7 +131,7 @@ class Balanced(Check):
     def _end_of_step(self, model: ReadModel) -> None:
         boundary = self.boundary
         if boundary is not None and isinstance(boundary.event, HandFinished | TablePolled):
-            counts = {t: self._players(model, t) for t in model.tables}
+            counts = self._players(model)
             counts = {t: n for t, n in counts.items() if n or t not in self.opened}
             table = boundary.event.table
             if table in counts:
@@ -136,9 +147,9 @@ class Balanced(Check):
         self.reentered.clear()
         self.opened.clear()
 
-    def _players(self, model: ReadModel, table: int) -> int:
-        return sum(
-            1
-            for player in model.tables[table].values()
-            if model.stacks.get(player, 0) > 0 and player not in self.reentered
-        )
+    def _players(self, model: ReadModel) -> dict[int, int]:
+        """Players at each open table who take part in the balancing: seated with chips, and
+        not re-entered in this step."""
+        self.broke = {p for p in self.broke if model.stacks.get(p) == 0 and p in model.seats}
+        away = Counter(model.seats[p][0] for p in self.broke | self.reentered if p in model.seats)
+        return {table: len(seats) - away[table] for table, seats in model.tables.items()}
