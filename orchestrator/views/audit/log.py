@@ -164,11 +164,10 @@ class Places(Check):
 class Chips(Check):
     """Chips conserved in every hand; between hands a stack changes only by a logged rebuy or
     add-on (RB-3, RB-4), a reseat (SO-3, re-entry) or chips leaving play (SAN-1), and a player
-    moves with the chips he holds; nobody is
-    eliminated holding chips; the winner ends with all of them, or after a cancellation each
-    player rolled forward with exactly the stack of the last hand logged (CRASH-2). Every
-    `cause` points back to an earlier hand_finished. The stacks are the read model's: what
-    each player held after the last logged change."""
+    moves with the chips he holds; nobody is eliminated holding chips; the winner ends with all
+    of them, or after a cancellation each player rolled forward with exactly the stack of the
+    last hand logged (CRASH-2). Every `cause` points back to an earlier hand_finished. The
+    stacks are the read model's: what each player held after the last logged change."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -229,8 +228,7 @@ class Chips(Check):
 class OnePlace(Check):
     """A player is in exactly one place at any time (DESIGN.md "How a hand flows"): seated at
     an open table, moved, never seen again after elimination; a shoot-out phase reseats
-    everyone (SO-1).
-    Where each player sits is the read model's."""
+    everyone (SO-1). Where each player sits, and the open tables, are the read model's."""
 
     def __init__(self) -> None:
         super().__init__()
