@@ -677,6 +677,9 @@ class Desk:
         feed the tournament metrics."""
         seen = entry.events[-1]["seq"] if entry.events else 0
         while True:
+            # Ended before this poll, not after it: an operator's cancel lands while the poll
+            # is out, and its roll-forward (the wallets' money) must still be read.
+            ended = entry.state in ("finished", "cancelled")
             fresh = await orchestrator.events_since(seen)
             self._took(entry, fresh)
             self._settle(entry)
@@ -688,7 +691,7 @@ class Desk:
                 seen = fresh[-1]["seq"]
                 async with entry.changed:
                     entry.changed.notify_all()
-            if entry.state in ("finished", "cancelled") and not fresh:
+            if ended and not fresh:
                 break
             await asyncio.sleep(EVENT_POLL_SECONDS)
         self._settle(entry)  # a wallet that failed at the last poll
