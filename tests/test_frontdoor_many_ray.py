@@ -1,4 +1,6 @@
-"""Ten small tournaments at once on one `mtt serve` (local Ray, SQLite store, all on 127.0.0.1),
+"""Ten small tournaments at once on one `mtt serve` (local Ray, its store and the wallets in a
+real Redis, the cluster default: ten orchestrators starting at once on one SQLite file of a
+loaded machine wait on its lock past their timeout; all on 127.0.0.1),
 each of four remote bots playing over gRPC with wallets behind the Accounts port: nine started
 together by the operator and one by its own schedule (`registration_opens_at`, `starts_at` on
 the front door's clock), one cancelled mid-way (CRASH-2), the nine others finish clean, each on
@@ -9,13 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
-from test_frontdoor_ray import OP, OPERATOR, Server, config, server  # noqa: F401  (its fixture)
+from conftest import RedisServer
+from test_frontdoor_ray import OP, OPERATOR, Server, config
 from wallets import BALANCE, bearer, wallet
 
 from loadtest.fleet import BotPlayer, FleetStats
@@ -31,6 +39,31 @@ BUY_IN, FEE = 1_000, 100
 CANCELLED = 3  # the tournament cancelled mid-way (its index)
 SCHEDULED = 9  # the one that opens and starts by itself
 SCHEDULE_SECONDS = 20.0  # from its creation to its start: time enough to register its players
+
+
+@pytest.fixture
+def front_door(tmp_path: Path, redis_server: RedisServer) -> Iterator[Server]:
+    """`mtt serve` on the Redis store, as the module test_frontdoor_ray's fixture on SQLite."""
+    env = os.environ | {"MTT_OPERATOR_TOKEN": OPERATOR}
+    command = [sys.executable, "-m", "orchestrator.cli.main", "serve", "--port", "0"]
+    command += ["--store", redis_server.url, "--data-dir", str(tmp_path / "data")]
+    with (
+        open(tmp_path / "serve.log", "w") as log,
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=env) as proc,
+    ):
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line.startswith("front door on "), (tmp_path / "serve.log").read_text()[-3000:]
+            words = line.split()
+            yield Server(words[3], words[5].rstrip(","), "", tmp_path / "data", proc)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 def operator_net(events: list[dict[str, Any]]) -> int:
@@ -129,8 +162,8 @@ async def play(front_door: Server) -> dict[str, Any]:
         }
 
 
-def test_ten_concurrent_tournaments_finish_clean_and_isolated(server: Server) -> None:  # noqa: F811
-    played = asyncio.run(play(server))
+def test_ten_concurrent_tournaments_finish_clean_and_isolated(front_door: Server) -> None:
+    played = asyncio.run(play(front_door))
     ids, logs, standings = played["ids"], played["logs"], played["standings"]
     balances: dict[str, int] = played["balances"]
     assert played["stats"].errors == 0, played["stats"].problems
@@ -152,7 +185,7 @@ def test_ten_concurrent_tournaments_finish_clean_and_isolated(server: Server) ->
         assert sorted(s.place for s in table.standings) == list(range(1, PLAYERS + 1))
         prizes = sum(e["amount"] for e in events if e["type"] == "prize_awarded")
         assert prizes == PLAYERS * BUY_IN  # the pool paid out, to the cent
-        results = json.loads((server.data / tournament / "results.json").read_text())
+        results = json.loads((front_door.data / tournament / "results.json").read_text())
         assert {p["player"] for p in results["places"]} == names
     # No cent created or lost: what the wallets lost is what the operator kept.
     kept = sum(operator_net(events) for events in logs)
