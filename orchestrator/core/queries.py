@@ -11,6 +11,7 @@ from orchestrator.core.config import BlindLevel, TournamentConfig
 from orchestrator.core.levels import blind_level
 from orchestrator.core.play import Play
 from orchestrator.core.tables import TableState
+from orchestrator.errors import ReportError, TournamentStateError
 
 __all__ = ["TournamentQueries"]
 
@@ -23,6 +24,7 @@ class TournamentQueries:
     tournament_id: str
     play: Play
     hands: int
+    finished: bool
     cancelled: str | None
 
     @property
@@ -78,3 +80,17 @@ class TournamentQueries:
         results = self.play.results(tournament=self.tournament_id, hands=self.hands)
         results["seconds"] = round(seconds, 3)
         return results | ({} if self.cancelled is None else {"cancelled": self.cancelled})
+
+    def _require_running(self, command: str) -> None:
+        if self.finished:
+            raise TournamentStateError(f"cannot {command}: the tournament is finished")
+        if self.cancelled is not None:
+            raise TournamentStateError(
+                f"cannot {command}: the tournament was cancelled ({self.cancelled})"
+            )
+
+    def _require_table(self, table: int) -> TableState:
+        try:
+            return self.play.tables[table]
+        except KeyError:
+            raise ReportError(f"table {table} is not open in this tournament") from None

@@ -203,6 +203,8 @@ _FIELDS: dict[str, dict[str, Kind]] = {
     "refund": {"player": str, "amount": int},
     "overlay_paid": {"guarantee": int, "entries_pool": int, "overlay": int},
     "deal_paid": {"player": str, "chips": int, "amount": int, "place": int},
+    "ticket_awarded": {"player": str, "place": int, "value": int, "chips": int},
+    "satellite_finished": {"seats": int, "value": int, "remainder": int},
 }
 _SEAT_FIELDS: dict[str, Kind] = {"player": str, "seat": int, "start": int, "end": int}
 
@@ -268,7 +270,11 @@ def audit_events(
     rolled = {e["player"]: e["chips"] for e in log if e["type"] == "roll_forward_paid"}
     # DEAL-3: a deal that ended the tournament placed its players and left them their chips
     rolled |= {e["player"]: e["chips"] for e in log if e["type"] == "deal_paid" and e["place"]}
-    v += _final_table(log, cancelled)
+    # SAT-2: a satellite stopped at its seats; the players still in kept their chips
+    rolled |= {e["player"]: e["chips"] for e in log if e["type"] == "ticket_awarded" and e["chips"]}
+    satellite = kinds["satellite_finished"] > 0  # it may stop before a final table
+    v += _final_table(log, cancelled or satellite)
+    v += _seats(log)
     v += _places(log, field, winner, rolled)
     v += _chips(log, winner, rolled)
     v += _one_place(log)
@@ -597,6 +603,7 @@ def _money(
         e["equal_share"] + e["chip_share"] for e in log if e["type"] == "roll_forward_paid"
     )
     prizes += sum(e["amount"] for e in log if e["type"] == "deal_paid")  # DEAL-3
+    prizes += sum(e["value"] for e in log if e["type"] == "ticket_awarded")  # SAT-3: face value
     cancelled_at = next((e["seq"] for e in log if e["type"] == "tournament_cancelled"), None)
     if cancelled_at is not None:  # CRASH-2 gives each player still in the fee back
         fees -= sum(e["amount"] for e in log if e["type"] == "refund" and e["seq"] > cancelled_at)
@@ -620,6 +627,37 @@ def _money(
             )
         )
     return v + _bounty_money(log, balance["bounties"])
+
+
+def _seats(log: Sequence[EventRecord]) -> list[Violation]:
+    """SAT-1..SAT-3: a satellite's places 1..N each won one ticket of the same value, N =
+    floor(pool / value), each posted from the pool to the player's ticket account; the
+    remainder went in cash to place N+1, and no other place was paid."""
+    tickets = [e for e in log if e["type"] == "ticket_awarded"]
+    end = next((e for e in log if e["type"] == "satellite_finished"), None)
+    if end is None:
+        return (
+            [Violation("SAT-2", "events.jsonl", "tickets without satellite_finished")]
+            if tickets
+            else []
+        )
+    v: list[Violation] = []
+    seats, value, remainder = end["seats"], end["value"], end["remainder"]
+    pool = sum(e["buy_in"] for e in log if e["type"] == "player_registered") + _overlay(log)
+    if divmod(pool, value) != (seats, remainder):
+        v.append(Violation("SAT-1", _at(end), f"a pool of {pool} does not pay {seats} seats"))
+    places = sorted(e["place"] for e in tickets)
+    if places != list(range(1, seats + 1)) or any(e["value"] != value for e in tickets):
+        v.append(Violation("SAT-2", _at(end), f"tickets of {value} for places {places}"))
+    posted = sum(
+        e["amount"] for e in log if e["type"] == "ledger_posted" and e.get("reason") == "ticket"
+    )
+    if posted != value * seats:
+        v.append(Violation("SAT-3", _at(end), f"tickets posted {posted}, {value * seats} won"))
+    cash = [(e["place"], e["amount"]) for e in log if e["type"] == "prize_awarded"]
+    if cash != ([(seats + 1, remainder)] if remainder else []):
+        v.append(Violation("SAT-1", _at(end), f"cash {cash}: only the remainder, to place N+1"))
+    return v
 
 
 def _bounty_money(log: Sequence[EventRecord], left: int) -> list[Violation]:
@@ -885,6 +923,18 @@ def audit_results(log: Sequence[EventRecord], results: dict[str, Any]) -> list[V
     for e in log:  # DEAL-3: a deal that ended the tournament placed its players
         if e.get("type") == "deal_paid" and e["place"]:
             places[e["player"]] = e["place"]
+        if e.get("type") == "ticket_awarded":  # SAT-2: so did a satellite stopping at N
+            places[e["player"]] = e["place"]
+    tickets = {e["player"]: e["value"] for e in log if e.get("type") == "ticket_awarded"}
+    for r in rows:
+        if r.get("ticket", 0) != tickets.get(r["player"], 0):
+            v.append(
+                Violation(
+                    "SAT-3",
+                    f"results.json place {r['place']}",
+                    f"ticket {r.get('ticket', 0)}, the log awards {tickets.get(r['player'], 0)}",
+                )
+            )
     prizes: Counter[str] = Counter()
     for e in log:
         if e.get("type") == "deal_paid":

@@ -1,0 +1,226 @@
+"""Satellites (SAT-1..SAT-3): seats N = floor(pool / V) and the remainder to place N+1, play
+stopping at N with hand-for-hand on the seat bubble, tickets in the ledger spent as the target's
+entry and refunded at face value by CRASH-1. Pure core: no Ray."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from test_tournament_core import run
+from tournament_checks import check_log, funds
+
+from orchestrator.core.config import SatelliteRules, TournamentConfig
+from orchestrator.core.config_satellite import check_target
+from orchestrator.core.config_toml import parse_config
+from orchestrator.core.ledger import Ledger
+from orchestrator.core.ledger_records import POOL, Reason, ticket_account
+from orchestrator.core.satellite import Seats
+from orchestrator.core.tournament import Tournament
+from orchestrator.errors import ConfigError, InsufficientFundsError
+from orchestrator.views.audit import audit_results
+
+_LEVELS = {"unit": "hands", "length": 3, "blinds": [[10, 20], [20, 40], [50, 100], [100, 200]]}
+
+
+def _satellite(
+    players: int = 30, *, buy_in: int = 1000, seat: int = 5500, **extra: Any
+) -> TournamentConfig:
+    tournament = {"players": players, "max_per_table": 6, "buy_in": buy_in, "fee": 100}
+    tournament |= {"starting_stack": 1000} | extra
+    return parse_config(
+        {"tournament": tournament, "levels": _LEVELS, "satellite": {"seat_value": seat}}
+    )
+
+
+def test_sat1_config_section_and_its_refusals_name_the_key() -> None:
+    cfg = _satellite()
+    assert cfg.satellite == SatelliteRules(seat_value=5500)
+    base: dict[str, Any] = {"tournament": {"players": 10}, "levels": _LEVELS}
+    with pytest.raises(ConfigError, match=r"satellite\.seat_value must be >= 1"):
+        parse_config({**base, "satellite": {"seat_value": 0}})
+    with pytest.raises(ConfigError, match=r"satellite\.seat_value must be a whole number"):
+        parse_config({**base, "satellite": {"seat_value": 10.5}})
+    with pytest.raises(ConfigError, match=r"unknown key seats"):
+        parse_config({**base, "satellite": {"seat_value": 10, "seats": 3}})
+    with pytest.raises(ConfigError, match=r"remove \[side_events\]"):
+        parse_config({**base, "satellite": {"seat_value": 10}, "side_events": {}})
+    late = {"players": 10, "late_registration_levels": 2}
+    with pytest.raises(ConfigError, match="remove late_registration_levels"):
+        parse_config({**base, "tournament": late, "satellite": {"seat_value": 10}})
+    with pytest.raises(ConfigError, match=r"\[payouts\] takes only guarantee"):
+        parse_config({**base, "satellite": {"seat_value": 10}, "payouts": {"percent": [100]}})
+
+
+def test_sat1_seats_are_the_pool_over_the_seat_value_and_the_remainder_goes_to_place_n_plus_1() -> (
+    None
+):
+    rules = SatelliteRules(seat_value=5500)
+    seats = Seats.paid(rules, pool=30_000, field=30, hand_for_hand=0)
+    assert (seats.count, seats.remainder) == (5, 2500)
+    assert seats.prizes() == [5500] * 5 + [2500]
+    assert seats.hand_for_hand(0, 6) == 11  # SAT-2: N + one table by default
+    with pytest.raises(ConfigError, match=r"smaller than one seat \(satellite\.seat_value 5500\)"):
+        Seats.paid(rules, pool=5000, field=30, hand_for_hand=0)
+    with pytest.raises(ConfigError, match="fewer seats than players"):
+        Seats.paid(rules, pool=5500 * 4, field=4, hand_for_hand=0)
+    with pytest.raises(ConfigError, match="hand_for_hand 5 starts inside the 5 seats"):
+        Seats.paid(rules, pool=30_000, field=30, hand_for_hand=5)
+
+
+def test_sat1_a_satellite_whose_pool_is_short_of_one_seat_is_refused_at_the_start() -> None:
+    cfg = _satellite(4, buy_in=1000, seat=5500)
+    players = [f"p{k}" for k in range(4)]
+    with pytest.raises(ConfigError, match=r"satellite\.seat_value"):
+        Tournament.start(
+            cfg,
+            players,
+            deposits=funds(cfg, players),
+            tournament_id="t",
+            now=0.0,
+            rng=random.Random(1),
+        )
+
+
+def test_sat1_the_target_must_charge_the_seat_value() -> None:
+    target = parse_config(
+        {"tournament": {"players": 10, "buy_in": 5000, "fee": 500}, "levels": _LEVELS}
+    )
+    check_target(_satellite(seat=5500), target)
+    with pytest.raises(ConfigError, match=r"satellite\.seat_value 5400 is not the entry"):
+        check_target(_satellite(seat=5400), target)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sat2_play_stops_at_n_and_each_of_the_n_holds_the_same_ticket(seed: int) -> None:
+    cfg = _satellite()
+    core, log = run(cfg, seed=seed)
+    check_log(cfg, log)  # the audit of `mtt replay`, tickets counted as paid at face value
+    assert core.finished
+    (end,) = (e for e in log if e["type"] == "satellite_finished")
+    assert (end["seats"], end["value"], end["remainder"]) == (5, 5500, 2500)
+    tickets = [e for e in log if e["type"] == "ticket_awarded"]
+    assert sorted(e["place"] for e in tickets) == [1, 2, 3, 4, 5]
+    assert [e["player"] for e in sorted(tickets, key=lambda e: e["place"])] == list(end["players"])
+    (finished,) = (e for e in log if e["type"] == "tournament_finished")
+    assert finished["winner"] == end["players"][0]
+    ledger = core.play.registration.ledger
+    assert ledger.pool == 0 and ledger.tickets == 5 * 5500
+    for player in end["players"]:
+        assert ledger.balances()[ticket_account(player)] == 5500
+    (bubble,) = (e for e in log if e["type"] == "prize_awarded")
+    assert (bubble["place"], bubble["amount"]) == (6, 2500)
+    on = [e for e in log if e["type"] == "hand_for_hand"]
+    assert on and on[0]["active"] and on[0]["players"] <= 11  # SAT-2: on the seat bubble
+    results = core.play.results(tournament="t", hands=core.hands)
+    assert not audit_results(log, results)
+    assert sum(1 for r in results["places"] if r.get("ticket") == 5500) == 5
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    players=st.integers(min_value=8, max_value=40),
+    buy_in=st.integers(min_value=100, max_value=3000),
+    seat=st.integers(min_value=2000, max_value=20_000),
+    seed=st.integers(min_value=0, max_value=10_000),
+)
+def test_sat1_sat2_every_satellite_seats_exactly_n_ticket_holders_and_balances_to_the_cent(
+    players: int, buy_in: int, seat: int, seed: int
+) -> None:
+    pool = players * buy_in
+    assume(1 <= pool // seat < players)  # else refused at the start: tested above
+    cfg = _satellite(players, buy_in=buy_in, seat=seat)
+    core, log = run(cfg, seed=seed)
+    check_log(cfg, log)
+    seats = pool // seat
+    tickets = [e for e in log if e["type"] == "ticket_awarded"]
+    assert len(tickets) == seats and len({e["player"] for e in tickets}) == seats
+    ledger = core.play.registration.ledger
+    assert ledger.pool == 0 and ledger.tickets == seats * seat
+    cash = sum(e["amount"] for e in log if e["type"] == "prize_awarded")
+    assert ledger.tickets + cash == pool  # entries = tickets at face value + the remainder
+    ledger.check()
+
+
+def _target(players: int = 8) -> TournamentConfig:
+    return parse_config(
+        {
+            "tournament": {"players": players, "max_per_table": 6, "buy_in": 5000, "fee": 500},
+            "levels": _LEVELS,
+        }
+    )
+
+
+def test_sat3_a_ticket_pays_the_target_entry_from_the_ticket_account() -> None:
+    cfg = _target()
+    holders = {"won1": 5500, "won2": 5500}
+    players = [*holders, *(f"p{k}" for k in range(6))]
+    deposits = funds(cfg, players[2:]) | dict.fromkeys(holders, 0)
+    core, step = Tournament.start(
+        cfg,
+        players,
+        deposits=deposits,
+        tournament_id="t",
+        now=0.0,
+        rng=random.Random(3),
+        tickets=holders,
+    )
+    ledger = core.play.registration.ledger
+    assert ledger.pool == 8 * 5000 and ledger.tickets == 0
+    spent = [p for p in ledger.postings if p.reason in (Reason.TICKET_ENTRY, Reason.TICKET_FEE)]
+    assert {(str(p.source), p.amount) for p in spent} == {
+        ("ticket:won1", 5000),
+        ("ticket:won1", 500),
+        ("ticket:won2", 5000),
+        ("ticket:won2", 500),
+    }
+    registered = [e for e in step.events if e.EVENT_TYPE == "player_registered"]
+    assert [e.fields()["ticket"] for e in registered][:2] == [True, True]
+    ledger.check()
+
+
+def test_sat3_crash1_a_target_cancelled_in_registration_refunds_the_ticket_at_face_value() -> None:
+    ledger = Ledger()
+    ledger.open_account("won", 0, now=0.0)
+    ledger.open_ticket("won", 5500, now=0.0)
+    ledger.entry("won", buy_in=5000, fee=500, now=1.0, ticket=True)
+    assert ledger.ticket_of("won") == 0 and ledger.pool == 5000
+    ledger.refund_all(now=2.0)  # CRASH-1
+    assert ledger.balance_of("won") == 5500 and ledger.ticket_of("won") == 0
+    assert ledger.pool == 0 and ledger.operator == 0
+    ledger.check()
+
+
+def test_sat3_reg2_unregistering_gives_the_ticket_back_whole() -> None:
+    ledger = Ledger()
+    ledger.open_account("won", 0, now=0.0)
+    ledger.open_ticket("won", 5500, now=0.0)
+    ledger.entry("won", buy_in=5000, fee=500, now=1.0, ticket=True)
+    refunded = ledger.refund_entry("won", charge_bp=1000, now=2.0)
+    assert refunded.charge == 0 and ledger.ticket_of("won") == 5500
+    ledger.check()
+
+
+def test_sat3_a_ticket_must_be_worth_the_entry_and_a_refusal_changes_nothing() -> None:
+    ledger = Ledger()
+    ledger.open_account("won", 10_000, now=0.0)
+    ledger.open_ticket("won", 5400, now=0.0)
+    before = ledger.snapshot()
+    with pytest.raises(InsufficientFundsError, match="ticket is worth 5400, the entry is 5500"):
+        ledger.entry("won", buy_in=5000, fee=500, now=1.0, ticket=True)
+    assert ledger.snapshot() == before
+
+
+def test_sat3_the_pool_pays_a_seat_into_the_ticket_account() -> None:
+    ledger = Ledger()
+    ledger.open_account("ann", 1000, now=0.0)
+    ledger.entry("ann", buy_in=1000, fee=0, now=0.0)
+    with pytest.raises(InsufficientFundsError, match="the pool holds 1000, a seat is 1100"):
+        ledger.award_ticket("ann", 1100, now=1.0)
+    posting = ledger.award_ticket("ann", 1000, now=1.0)
+    assert (posting.source, posting.target, posting.rule) == (POOL, ticket_account("ann"), "SAT-3")
+    assert ledger.tickets == 1000 and ledger.pool == 0
+    ledger.check()
