@@ -11,17 +11,19 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_tournament_core import run
-from tournament_checks import check_log, funds
+from tournament_checks import begin, check_log, funds
 
 from orchestrator.core.config import SatelliteRules, TournamentConfig
 from orchestrator.core.config_satellite import check_target
 from orchestrator.core.config_toml import parse_config
+from orchestrator.core.events import Event
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.ledger_records import POOL, Reason, ticket_account
 from orchestrator.core.satellite import Seats
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import ConfigError, InsufficientFundsError
 from orchestrator.views.audit import audit_results
+from table_worker.protocol import HandPlayer, HandReport, NextHand
 
 _LEVELS = {"unit": "hands", "length": 3, "blinds": [[10, 20], [20, 40], [50, 100], [100, 200]]}
 
@@ -177,8 +179,11 @@ def test_sat3_a_ticket_pays_the_target_entry_from_the_ticket_account() -> None:
         ("ticket:won2", 5000),
         ("ticket:won2", 500),
     }
-    registered = [e for e in step.events if e.EVENT_TYPE == "player_registered"]
-    assert [e.fields()["ticket"] for e in registered][:2] == [True, True]
+    posted = [e.fields() for e in step.events if e.EVENT_TYPE == "ledger_posted"]
+    assert [e["source"] for e in posted if e["reason"] == "ticket_entry"] == [
+        "ticket:won1",
+        "ticket:won2",
+    ]
     ledger.check()
 
 
@@ -224,3 +229,66 @@ def test_sat3_the_pool_pays_a_seat_into_the_ticket_account() -> None:
     assert (posting.source, posting.target, posting.rule) == (POOL, ticket_account("ann"), "SAT-3")
     assert ledger.tickets == 1000 and ledger.pool == 0
     ledger.check()
+
+
+def _bust(spec: NextHand, losers: set[str]) -> HandReport:
+    """A report of `spec` in which `losers` lost every chip to the first other seat."""
+    ends = {p: c for _, p, c in spec.seats}
+    keeper = next(p for _, p, _ in spec.seats if p not in losers)
+    for player in losers:
+        ends[keeper] += ends[player]
+        ends[player] = 0
+    players = tuple(HandPlayer(p, seat, stack, ends[p]) for seat, p, stack in spec.seats)
+    return HandReport(spec.table, spec.hand, spec.blinds.button, players)
+
+
+def test_sat2_elim1_a_hand_for_hand_round_crossing_the_seat_line_seats_the_best_placed_busted() -> (
+    None
+):
+    # 8 x 1000 pays 3 seats of 2500 and 500 to place 4; hand-for-hand from 8 players left
+    cfg = _satellite(8, buy_in=1000, seat=2500, max_per_table=4, hand_for_hand=8)
+    players = [f"p{k}" for k in range(8)]
+    core, step = Tournament.start(
+        cfg, players, deposits=funds(cfg, players), tournament_id="t", now=0.0,
+        rng=random.Random(7),
+    )  # fmt: skip
+    hands = {t: d.next_hand for t, d in begin(core, step).items()}
+    events: list[Event] = []
+    # round 1: two busted at one table, one at the other (8 -> 5 left)
+    for table, busting in ((1, 2), (2, 1)):
+        spec = hands[table]
+        assert spec is not None
+        losers = {p for _, p, _ in spec.seats[1 : 1 + busting]}
+        events += (
+            step := core.apply_hand(_bust(spec, losers), now=1.0, rng=random.Random(1))
+        ).events
+        hands[table] = step.reply.next_hand if step.reply else None
+    for table in sorted(core.seating.tables):
+        if hands.get(table) is None:
+            reply = core.poll(table, now=2.0, rng=random.Random(2)).reply
+            hands[table] = reply.next_hand if reply else None
+    assert core.play.active_players == 5 and not core.finished
+    # round 2: every table busts all but its shortest stack (5 -> 2 left): below the 3 seats,
+    # round 1's winners among the busted
+    busted: list[str] = []
+    for table in sorted(t for t, spec in hands.items() if spec is not None):
+        spec = hands[table]
+        assert spec is not None
+        short = min(spec.seats, key=lambda s: s[2])[1]
+        losers = {p for _, p, _ in spec.seats if p != short}
+        busted += losers
+        events += core.apply_hand(_bust(spec, losers), now=3.0, rng=random.Random(3)).events
+    assert core.finished and len(busted) == 3
+    fields = [e.fields() | {"type": e.EVENT_TYPE} for e in events]
+    out = {
+        e["player"]: e for e in fields if e["type"] == "player_eliminated" and e["player"] in busted
+    }
+    assert sorted(e["place"] for e in out.values()) == [3, 4, 5]
+    best = max(busted, key=lambda p: out[p]["start"])
+    assert sorted(out[p]["start"] for p in busted)[-2] < out[best]["start"]  # no tie
+    assert out[best]["place"] == 3  # ELIM-1: the most chips at the hand's start
+    tickets = {e["player"]: e for e in fields if e["type"] == "ticket_awarded"}
+    assert len(tickets) == 3 and tickets[best]["chips"] == 0 and tickets[best]["place"] == 3
+    (cash,) = (e for e in fields if e["type"] == "prize_awarded")
+    assert (cash["place"], cash["amount"]) == (4, 500)
+    core.play.registration.ledger.check()

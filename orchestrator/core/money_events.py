@@ -71,14 +71,14 @@ class OverlayPaid(Event):
 class PlayerRegistered(Event):
     """REG-1: `entry` is 1 for the first entry, 2.. for re-entries; `buy_in` went to the prize
     pool (in a knockout, the rest of the entry's buy-in went to the bounties: its
-    `ledger_posted`), `fee` to the operator; `ticket`: a satellite's ticket paid it (SAT-3)."""
+    `ledger_posted`), `fee` to the operator (SAT-3: a ticket's entry is the same, its
+    `ledger_posted` from the player's ticket account)."""
 
     EVENT_TYPE: ClassVar[str] = "player_registered"
     player: str
     entry: int
     buy_in: int
     fee: int
-    ticket: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

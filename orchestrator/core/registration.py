@@ -387,7 +387,6 @@ class Registration:
                 entry=entries,
                 buy_in=rules.buy_in,
                 fee=rules.fee,
-                ticket=ticket,
             ),
             *(posting_event(p) for p in postings),
         )
