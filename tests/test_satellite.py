@@ -5,6 +5,9 @@ entry and refunded at face value by CRASH-1. Pure core: no Ray."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,13 +18,14 @@ from tournament_checks import begin, check_log, funds
 
 from orchestrator.core.config import SatelliteRules, TournamentConfig
 from orchestrator.core.config_satellite import check_target
-from orchestrator.core.config_toml import parse_config
+from orchestrator.core.config_toml import load_config, parse_config
 from orchestrator.core.events import Event
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.ledger_records import POOL, Reason, ticket_account
 from orchestrator.core.satellite import Seats
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import ConfigError, InsufficientFundsError
+from orchestrator.shell.satellite import load_target
 from orchestrator.views.audit import audit_results
 from table_worker.protocol import HandPlayer, HandReport, NextHand
 
@@ -292,3 +296,25 @@ def test_sat2_elim1_a_hand_for_hand_round_crossing_the_seat_line_seats_the_best_
     (cash,) = (e for e in fields if e["type"] == "prize_awarded")
     assert (cash["place"], cash["amount"]) == (4, 500)
     core.play.registration.ledger.check()
+
+
+def test_sat3_mtt_run_refuses_a_satellite_whose_target_does_not_exist(tmp_path: Path) -> None:
+    config = tmp_path / "sat.toml"
+    config.write_text(
+        "[tournament]\nplayers = 10\nbuy_in = 1000\n[levels]\nblinds = [[10, 20]]\n"
+        '[satellite]\nseat_value = 5500\ntarget = "missing.toml"\n'
+    )
+    ran = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli.main", "run", str(config), "--out",
+         str(tmp_path / "out")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 2, ran.stderr
+    assert "satellite.target 'missing.toml': no such file" in ran.stderr
+    assert "Traceback" not in ran.stderr
+    (tmp_path / "missing.toml").write_text(
+        "[tournament]\nbuy_in = 5000\nfee = 400\n[levels]\nblinds = [[10, 20]]\n"
+    )
+    with pytest.raises(ConfigError, match=r"satellite\.seat_value 5500 is not the entry"):
+        load_target(load_config(config), config)
+    assert load_target(_satellite(), config) is None  # no target named: the satellite alone
