@@ -16,12 +16,14 @@ from hypothesis import strategies as st
 from test_tournament_core import run
 from tournament_checks import begin, check_log, funds
 
+from orchestrator.core import codec
 from orchestrator.core.config import SatelliteRules, TournamentConfig
 from orchestrator.core.config_satellite import check_target
 from orchestrator.core.config_toml import load_config, parse_config
-from orchestrator.core.events import Event
+from orchestrator.core.events import Event, TournamentOpened
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.ledger_records import POOL, Reason, ticket_account
+from orchestrator.core.replay import load_snapshot, open_tournament, rebuild_from_log, snapshot
 from orchestrator.core.satellite import Seats
 from orchestrator.core.tournament import Tournament
 from orchestrator.errors import ConfigError, InsufficientFundsError
@@ -126,17 +128,18 @@ def test_sat2_play_stops_at_n_and_each_of_the_n_holds_the_same_ticket(seed: int)
     assert sum(1 for r in results["places"] if r.get("ticket") == 5500) == 5
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     players=st.integers(min_value=8, max_value=40),
     buy_in=st.integers(min_value=100, max_value=3000),
-    seat=st.integers(min_value=2000, max_value=20_000),
+    wanted=st.integers(min_value=1, max_value=39),
     seed=st.integers(min_value=0, max_value=10_000),
 )
 def test_sat1_sat2_every_satellite_seats_exactly_n_ticket_holders_and_balances_to_the_cent(
-    players: int, buy_in: int, seat: int, seed: int
+    players: int, buy_in: int, wanted: int, seed: int
 ) -> None:
     pool = players * buy_in
+    seat = pool // min(wanted, players - 1)  # about `wanted` seats, fewer than the players
     assume(1 <= pool // seat < players)  # else refused at the start: tested above
     cfg = _satellite(players, buy_in=buy_in, seat=seat)
     core, log = run(cfg, seed=seed)
@@ -318,3 +321,44 @@ def test_sat3_mtt_run_refuses_a_satellite_whose_target_does_not_exist(tmp_path: 
     with pytest.raises(ConfigError, match=r"satellite\.seat_value 5500 is not the entry"):
         load_target(load_config(config), config)
     assert load_target(_satellite(), config) is None  # no target named: the satellite alone
+
+
+def test_sat3_the_opening_record_keeps_the_tickets_so_the_log_alone_rebuilds_the_target() -> None:
+    cfg = _target()
+    holders = {"won1": 5500, "won2": 5500}
+    players = (*holders, *(f"p{k}" for k in range(6)))
+    opened = TournamentOpened(
+        tournament="t",
+        config=cfg,
+        players=players,
+        deposits=funds(cfg, players[2:]) | dict.fromkeys(holders, 0),
+        seed=5,
+        tickets=holders,
+    )
+    core, step = open_tournament(opened, now=0.0)
+    records = [codec.record(e, seq=k, ts=0.0) for k, e in enumerate(step.events, start=1)]
+    assert records[0]["tickets"] == holders
+    rebuilt = rebuild_from_log(records)  # raises naming the seq where a step differs
+    ledger = rebuilt.play.registration.ledger
+    assert ledger.snapshot() == core.play.registration.ledger.snapshot()
+    assert ledger.pool == 8 * 5000 and ledger.tickets == 0
+
+
+def test_sat1_a_satellite_snapshot_keeps_its_seats() -> None:
+    cfg = _satellite()
+    players = [f"p{k}" for k in range(30)]
+    core, _ = Tournament.start(
+        cfg, players, deposits=funds(cfg, players), tournament_id="t", now=0.0,
+        rng=random.Random(4),
+    )  # fmt: skip
+    again = load_snapshot(snapshot(core))
+    assert again.play.seats == core.play.seats == Seats(5, 5500, 2500)
+
+
+def test_sat2_crash2_a_satellite_cancelled_while_running_rolls_forward_without_tickets() -> None:
+    cfg = _satellite()
+    core, log = run(cfg, seed=4, cancel_when=lambda t: t.play.active_players <= 15)
+    check_log(cfg, log)
+    assert core.cancelled is not None
+    assert not [e for e in log if e["type"] in ("ticket_awarded", "satellite_finished")]
+    assert core.play.registration.ledger.pool == 0 and core.play.registration.ledger.tickets == 0

@@ -412,6 +412,9 @@ def _balanced(log: Sequence[EventRecord]) -> list[Violation]:
             end_of_step()
         if kind == "tournament_cancelled":
             break  # CRASH-2: tables close at their next boundary, nobody moves any more
+        if kind == "satellite_finished":  # SAT-2: play stopped in this step; nobody moves
+            boundary = None
+            break
         if kind in ("hand_finished", "table_polled"):
             boundary = e
             if kind == "hand_finished":
