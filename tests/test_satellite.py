@@ -362,3 +362,22 @@ def test_sat2_crash2_a_satellite_cancelled_while_running_rolls_forward_without_t
     assert core.cancelled is not None
     assert not [e for e in log if e["type"] in ("ticket_awarded", "satellite_finished")]
     assert core.play.registration.ledger.pool == 0 and core.play.registration.ledger.tickets == 0
+
+
+def test_sat3_mtt_run_target_names_the_target_file_instead_of_the_config_key(
+    tmp_path: Path,
+) -> None:
+    satellite = tmp_path / "sat.toml"
+    satellite.write_text(
+        "[tournament]\nplayers = 30\nbuy_in = 1000\n[levels]\nblinds = [[10, 20]]\n"
+        "[satellite]\nseat_value = 5500\n"
+    )
+    target = tmp_path / "elsewhere.toml"
+    target.write_text("[tournament]\nbuy_in = 5000\nfee = 500\n[levels]\nblinds = [[10, 20]]\n")
+    config = load_config(satellite)
+    loaded = load_target(config, satellite, given=target)
+    assert loaded is not None and loaded.buy_in == 5000
+    with pytest.raises(ConfigError, match=r"--target: no such file"):
+        load_target(config, satellite, given=tmp_path / "none.toml")
+    with pytest.raises(ConfigError, match=r"--target: .* is not a satellite"):
+        load_target(load_config(target), target, given=target)

@@ -45,6 +45,13 @@ def register(
     )
     run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
     run.add_argument(
+        "--target",
+        type=Path,
+        metavar="TARGET.toml",
+        help="a satellite's target tournament, instead of the one its [satellite] target "
+        "names (SAT-3: the ticket holders play it after the satellite, in OUT/target/)",
+    )
+    run.add_argument(
         "--force",
         action="store_true",
         help="overwrite an earlier run's files in the output folder (refused without it; the "
@@ -260,7 +267,7 @@ def _run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.players is not None:
         config = config.with_players(args.players)
-    target = load_target(config, args.config)  # SAT-3: a satellite plays on to its target
+    target = load_target(config, args.config, given=args.target)  # SAT-3: then its target
     ui = ui_options(args)
     if args.kill_node_after is not None and args.nodes < 2:
         raise ConfigError("--kill-node-after needs --nodes 2 or more")
@@ -300,9 +307,13 @@ def _run(args: argparse.Namespace) -> int:
         print(_where(args.out))
         return 3
     winner = results["places"][0]
+    seats = results.get("satellite")  # SAT-2: a satellite without a target to play
     print(
-        f"\n{winner['player']} wins {config.name} after {summary.hands} hands in "
-        f"{summary.seconds:.1f}s; prize pool {results['prize_pool']}"
+        f"\n{seats['seats']} seats of {seats['seat_value']} cents won in {config.name}"
+        if seats
+        else f"\n{winner['player']} wins {config.name}",
+        f"after {summary.hands} hands in {summary.seconds:.1f}s; "
+        f"prize pool {results['prize_pool']}",
     )
     print(_where(args.out))
     _print_play_styles(args.out, args.bots, seed)

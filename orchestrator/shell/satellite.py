@@ -19,16 +19,21 @@ from orchestrator.shell.driver import RunOptions, RunSummary, run_tournament
 __all__ = ["SatelliteRun", "load_target", "run_satellite", "tickets_won"]
 
 
-def load_target(satellite: TournamentConfig, path: Path) -> TournamentConfig | None:
-    """The target named by `satellite.target`, relative to the satellite's file at `path`
-    (None when it names none); a target that does not exist or does not charge the seat value
-    is refused naming the key."""
+def load_target(
+    satellite: TournamentConfig, path: Path, *, given: Path | None = None
+) -> TournamentConfig | None:
+    """The target `given` (`mtt run --target`), else the one `satellite.target` names,
+    relative to the satellite's file at `path` (None when neither names one); a target that
+    does not exist or does not charge the seat value is refused naming the key."""
     rules = satellite.satellite
-    if rules is None or not rules.target:
+    if given is not None and rules is None:
+        raise ConfigError(f"--target: {path} is not a satellite (it has no [satellite] section)")
+    if rules is None or not (given or rules.target):
         return None
-    where = path.parent / rules.target
+    where = given or path.parent / rules.target
     if not where.is_file():
-        raise ConfigError(f"satellite.target {rules.target!r}: no such file ({where})")
+        key = "--target" if given else f"satellite.target {rules.target!r}"
+        raise ConfigError(f"{key}: no such file ({where})")
     target = load_config(where)
     check_target(satellite, target)
     return target
