@@ -29,6 +29,7 @@ from orchestrator.core.tournament import Tournament
 from orchestrator.errors import ConfigError, InsufficientFundsError
 from orchestrator.shell.satellite import load_target
 from orchestrator.views.audit import audit_results
+from orchestrator.views.live.lobby import Lobby
 from table_worker.protocol import HandPlayer, HandReport, NextHand
 
 _LEVELS = {"unit": "hands", "length": 3, "blinds": [[10, 20], [20, 40], [50, 100], [100, 200]]}
@@ -381,3 +382,17 @@ def test_sat3_mtt_run_target_names_the_target_file_instead_of_the_config_key(
         load_target(config, satellite, given=tmp_path / "none.toml")
     with pytest.raises(ConfigError, match=r"--target: .* is not a satellite"):
         load_target(load_config(target), target, given=target)
+
+
+def test_sat2_the_lobby_shows_the_seats_as_payouts_and_the_tickets_won() -> None:
+    cfg = _satellite()
+    _, log = run(cfg, seed=2)
+    lobby = Lobby(cfg)
+    for record in log:
+        lobby.apply(record)
+    clock = lobby.clock(now=0.0)
+    holders = [e["player"] for e in log if e["type"] == "ticket_awarded"]
+    assert clock["payouts"] == [5500] * 5 + [2500]
+    assert clock["tickets"] == dict.fromkeys(holders, 5500) and clock["status"] == "finished"
+    feed = [item.text for item in lobby.take_changes().feed]
+    assert sum("wins a seat" in text for text in feed) == 5
