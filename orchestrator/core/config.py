@@ -20,6 +20,7 @@ __all__ = [
     "Break",
     "Phase",
     "RebuyRules",
+    "SatelliteRules",
     "SideEvents",
     "TournamentConfig",
 ]
@@ -89,6 +90,16 @@ class BountyRules:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SatelliteRules:
+    """SAT-1..SAT-3: the prize pool pays seats of `seat_value` cents (the target tournament's
+    entry, buy-in + fee); `target` names the target's config file, relative to the
+    satellite's own ("" when the operator registers the tickets elsewhere)."""
+
+    seat_value: int
+    target: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Phase:
     max_per_table: int
     qualifiers: int
@@ -133,6 +144,7 @@ class TournamentConfig:
     time_bank_every: int = 1  # ...every this many levels
     halt_short_tables: bool | None = None  # HALT-1; None: on for tables of 8+ seats (equilibrium)
     knockout: BountyRules | None = None  # KO-1..KO-5: its bounty is part of `buy_in`
+    satellite: SatelliteRules | None = None  # SAT-1..SAT-3: the pool pays seats (tickets)
 
     @property
     def prize_buy_in(self) -> int:

@@ -30,16 +30,17 @@ __all__ = [
     "RollForwardShare",
     "player_account",
     "posting_event",
+    "ticket_account",
 ]
 
 
 @dataclass(frozen=True, slots=True, order=True)
 class Account:
-    kind: Literal["player", "pool", "operator", "bounties"]
+    kind: Literal["player", "pool", "operator", "bounties", "ticket"]
     player: str = ""
 
     def __str__(self) -> str:
-        return f"player:{self.player}" if self.kind == "player" else self.kind
+        return f"{self.kind}:{self.player}" if self.player else self.kind
 
 
 POOL = Account("pool")
@@ -49,6 +50,11 @@ BOUNTIES = Account("bounties")  # KO-5: the bounty part of every entry, apart fr
 
 def player_account(player: str) -> Account:
     return Account("player", player)
+
+
+def ticket_account(player: str) -> Account:
+    """SAT-3: the seats a player won in satellites, held as an asset of the player."""
+    return Account("ticket", player)
 
 
 class Reason(StrEnum):
@@ -72,6 +78,10 @@ class Reason(StrEnum):
     CANCEL_BOUNTY = "cancel_bounty"
     BOUNTY_WON = "bounty_won"
     BOUNTY_RETURNED = "bounty_returned"
+    TICKET = "ticket"
+    TICKET_ENTRY = "ticket_entry"
+    TICKET_FEE = "ticket_fee"
+    REFUND_TICKET = "refund_ticket"
 
     @property
     def rule(self) -> str:
@@ -97,6 +107,10 @@ _RULES = {
     Reason.CANCEL_BOUNTY: "CRASH-1",
     Reason.BOUNTY_WON: "KO-3",  # to the eliminator(s), by the KO-1, KO-2 or KO-4 amount
     Reason.BOUNTY_RETURNED: "KO-5",  # a bounty nobody won, to the player holding it
+    Reason.TICKET: "SAT-3",  # a satellite's seat, from its pool to the player's ticket account
+    Reason.TICKET_ENTRY: "SAT-3",  # a ticket spent as an entry: the buy-in to the pool...
+    Reason.TICKET_FEE: "SAT-3",  # ...and the fee to the operator
+    Reason.REFUND_TICKET: "SAT-3",  # REG-2 of a ticket's entry: the ticket back
 }
 
 
@@ -146,6 +160,7 @@ class EntryPaid:
     fee: int
     status: EntryStatus = EntryStatus.PAID
     bounty: int = 0  # KO-5: the entry's bounty part, held apart from the pool
+    ticket: bool = False  # SAT-3: paid with a ticket (from the player's ticket account)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
