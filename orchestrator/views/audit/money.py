@@ -15,6 +15,7 @@ from orchestrator.core.events import (
     LedgerPosted,
     OverlayPaid,
     PlayerRegistered,
+    PlayerUnregistered,
     PrizeAwarded,
     Refund,
     SatelliteFinished,
@@ -42,6 +43,7 @@ class Money(Check):
         self.fees = 0  # the commission of every entry
         self.overlay = 0
         self.refunded_fees = 0  # CRASH-2 gives each player still in the fee back
+        self.fee_paid: dict[str, int] = {}  # each player's last entry's fee
         self.balance: Counter[str] = Counter()  # account -> cents, by the postings
         self.bounty_postings = 0  # cents posted as bounties paid
 
@@ -50,6 +52,9 @@ class Money(Check):
         match e:
             case PlayerRegistered():
                 self.fees += e.fee
+                self.fee_paid[e.player] = e.fee
+            case PlayerUnregistered():  # REG-2: the fee back, the cancellation charge kept
+                self.fees += e.charge - self.fee_paid.get(e.player, 0)
                 if (self.buy_in is not None and e.buy_in != self.buy_in) or (
                     self.fee is not None and e.fee != self.fee
                 ):
