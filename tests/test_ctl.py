@@ -360,7 +360,20 @@ def test_registration_and_a_cancellation_in_registration_through_ctl(
         players = json.loads(out)
         assert code == 0 and players["state"] == "registering"
         assert {tuple(sorted(p)) for p in players["players"]} == {
-            ("connected", "out", "place", "player", "prize", "stack", "table", "time_bank_seconds")
+            (
+                "bounties_won",
+                "bounty",
+                "connected",
+                "entries",
+                "out",
+                "place",
+                "player",
+                "prize",
+                "rebuys",
+                "stack",
+                "table",
+                "time_bank_seconds",
+            )
         }  # no token, no card
         assert [
             (p["player"], p["connected"], p["out"], p["stack"], p["time_bank_seconds"])

@@ -89,6 +89,7 @@ EVENT_POLL_SECONDS = 0.2
 # pauses play, then proposes at the boundary); beyond it the proposal is refused, play resumed.
 DEAL_BOUNDARY_SECONDS = 60.0
 DEAL_RETRY_SECONDS = 0.1
+DEAL_SHOWN_SECONDS = 5.0  # the reply waits this long for the proposal to reach the lobby
 LOG_SUFFIX = ".frontdoor"
 # The version of the desk's own records (DESIGN.md "Stores": every stored record carries one);
 # release 1 wrote none, which reads as 1.
@@ -303,7 +304,7 @@ class Desk:
             raise InvalidRequest(f"deal kind is one of {kinds}, not {kind!r}") from None
         if leave < 0:
             raise InvalidRequest(f"deal leave is cents left to play for (>= 0), not {leave}")
-        orchestrator = entry.orchestrator
+        orchestrator, earlier = entry.orchestrator, entry.deal
         paused_here = False
         deadline = self._clock() + DEAL_BOUNDARY_SECONDS
         while True:
@@ -324,6 +325,11 @@ class Desk:
                 await self._control(entry, "resume")
             raise refusal(failure, "deal refused")
         entry.state = "paused"  # until the players' answers resume or end it (DEAL-3)
+        async with entry.changed:  # the proposal as the lobby shows it, once followed here
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    entry.changed.wait_for(lambda: entry.deal is not earlier), DEAL_SHOWN_SECONDS
+                )
         return entry
 
     async def answer_deal(self, tournament_id: str, player: str, accept: bool) -> None:
