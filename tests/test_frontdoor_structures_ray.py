@@ -31,6 +31,7 @@ from test_frontdoor_ray import (
 
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
+from table_worker._proto import gateway_pb2 as gw
 
 __all__ = ["server"]  # the module's `mtt serve` (a fixture of test_frontdoor_ray)
 
@@ -119,8 +120,8 @@ def test_rb3_rb4_a_rebuy_tournament_with_a_remote_rebuy_request(server: Server) 
     """RB-3: a remote player under the threshold asks for a rebuy over his stream; it is taken at
     his next hand boundary and he is told of the chips (he plays Out: checks and folds);
     RB-4: the rebuys left become chips at the end of the period; then no more rebuys (refused,
-    nothing changed), and the tournament plays to its winner. A rebuy before the start is
-    refused too."""
+    nothing changed), and the tournament plays to its winner. A rebuy before the start, from a
+    player out, or without a valid token is refused too."""
 
     async def play() -> tuple[str, list[Any], dict[str, list[Any]], Any]:
         async with grpc.aio.insecure_channel(server.target) as channel:
@@ -168,7 +169,15 @@ def test_rb3_rb4_a_rebuy_tournament_with_a_remote_rebuy_request(server: Server) 
                 if kind == "finished":
                     break
             asker.send(rebuy=pb.RebuyRequest())  # after the period, or out: refused
-            refused = await asker.next("error", timeout=15)
+            refused = [await asker.next("error", timeout=15)]
+            if not any(m.WhichOneof("kind") == "finished" for m in seen):
+                finished = await asker.next("finished", timeout=180)
+                if finished.place > 1:  # out for good (RB-4: no rebuys after the period)
+                    asker.send(rebuy=pb.RebuyRequest())
+                    refused.append(await asker.next("error", timeout=15))
+            intruder = RawPlayer(channel, "not-a-token")  # a rebuy needs a stream first
+            refused.append(await intruder.next("end"))
+            intruder.close()
             events = await watch_to_end(operator, tournament)
             listed = await operator.ListPlayers(ref, metadata=OP)
             asker.close()
@@ -176,7 +185,7 @@ def test_rb3_rb4_a_rebuy_tournament_with_a_remote_rebuy_request(server: Server) 
                 p.stop()
             await asyncio.gather(*tasks, return_exceptions=True)
             assert stats.errors == 0, stats.problems
-            return tournament, events, {"ask": seen, "refused": [refused]}, listed
+            return tournament, events, {"ask": seen, "refused": refused}, listed
 
     tournament, events, heard, listed = asyncio.run(play())
     kinds = [m.WhichOneof("kind") for m in heard["ask"]]
@@ -184,7 +193,12 @@ def test_rb3_rb4_a_rebuy_tournament_with_a_remote_rebuy_request(server: Server) 
     assert "rebuy_accepted" in kinds
     added = [m.chips_added for m in heard["ask"] if m.WhichOneof("kind") == "chips_added"]
     assert added[0].kind == "rebuy" and added[0].chips == 1500  # RB-3, at his boundary
-    assert heard["refused"][0].code == "FAILED_PRECONDITION"
+    *problems, end = heard["refused"]
+    assert problems[0].code == "FAILED_PRECONDITION" and "RB-4" in problems[0].message
+    for problem in problems[1:]:  # a player out asks: not playing, or (2nd) it has ended
+        assert problem.code == "FAILED_PRECONDITION"
+        assert "not playing" in problem.message or "not running (finished)" in problem.message
+    assert end.code() == grpc.StatusCode.UNAUTHENTICATED
     requested = [e for e in events if e["type"] == "rebuy_requested"]
     assert [e["player"] for e in requested] == ["ask"]  # the refusal logged nothing
     rebuys = [e for e in events if e["type"] == "rebuy" and e["player"] == "ask"]
@@ -201,8 +215,9 @@ def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_pl
     """The operator proposes an ICM deal at the final table with `mtt ctl deal`; play pauses at
     the table's boundary; each remote player is offered his amount on his stream and answers
     for himself alone; the last acceptance pays everyone and ends the tournament, places by
-    chips. Refused, with nothing changed: a deal by a player's token or a wrong credential, a
-    bad kind, a deal with two tables open, an answer with no deal, an answer given twice."""
+    chips, the pool made up to its guarantee (GTD-1). Refused, with nothing changed: a deal
+    before the start, by a player's token or a wrong credential, of a bad kind; an answer with
+    no deal, an answer given twice (two tables open: the next test)."""
     names = ["ann", "bob", "cy"]
 
     async def play() -> tuple[str, list[Any], dict[str, RawPlayer], list[Any]]:
@@ -216,6 +231,7 @@ def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_pl
                 starting_stack=100_000,
                 max_per_table=3,
                 buy_in=10_000,
+                extra="[payouts]\nguarantee = 50000\n",  # GTD-1: an overlay of 20,000
             )
             tournament = await create(channel, text)
             tokens = {}
@@ -281,6 +297,7 @@ def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_pl
             events = await watch_to_end(operator, tournament)
             info = await operator.GetTournament(ref, metadata=OP)
             assert info.state == "finished" and info.deal.state == "accepted"
+            assert info.guarantee == 50_000 and info.prize_pool == 50_000
             return tournament, events, streams, list(info.deal.shares)
 
     tournament, events, streams, shares = asyncio.run(play())
@@ -289,7 +306,7 @@ def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_pl
     answers = [(e["player"], e["accepted"]) for e in events if e["type"] == "deal_answered"]
     assert sorted(answers) == [(n, True) for n in names]
     paid = {e["player"]: e for e in events if e["type"] == "deal_paid"}
-    assert sum(e["amount"] for e in paid.values()) == 3 * 10_000  # DEAL-3: the whole pool
+    assert sum(e["amount"] for e in paid.values()) == 50_000  # DEAL-3: the pool, overlay in
     assert {s.player: s.amount for s in shares} == {p: e["amount"] for p, e in paid.items()}
     places = places_of(server, tournament)
     assert places == {p: e["place"] for p, e in paid.items()}
@@ -351,3 +368,83 @@ def test_deal1_refused_outside_the_final_table_and_reg1_late_registration(server
                 stream.close()
 
     asyncio.run(play())
+
+
+def test_ko2_reg1_bounties_and_re_entries_of_remote_players(server: Server) -> None:
+    """A progressive knockout with late registration and re-entries: a player who pushes every
+    hand busts, re-enters by himself while late registration lasts (`chips_added` reentry, a
+    new entry), and everyone who knocks someone out is told what he won (`bounty_won`, KO-3)
+    and his own bounty now (KO-2); ListPlayers and the log agree on every bounty won."""
+
+    async def play() -> tuple[str, list[Any], dict[str, list[Any]], Any]:
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            operator = pb_grpc.OperatorServiceStub(channel)
+            players = pb_grpc.PlayerServiceStub(channel)
+            text = config_text(
+                "bounties",
+                length=10,
+                blinds=RISING,
+                max_per_table=3,
+                starting_stack=1000,
+                buy_in=1000,
+                late_registration_levels=2,
+                reentries=1,
+                extra='[knockout]\nkind = "progressive"\nbounty = 400\n',
+            )
+            tournament = await create(channel, text)
+            fleet, records, stats = await bots(channel, tournament, ["st1", "st2"], ("station",))
+            reply = await players.Register(
+                pb.RegisterRequest(tournament_id=tournament, player="sh")
+            )
+            shove = RawPlayer(channel, reply.token)
+            tasks = [asyncio.create_task(p.run()) for p in fleet]
+            await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in fleet)), 30)
+            await shove.next("welcome")
+            ref = pb.TournamentRef(tournament_id=tournament)
+            await operator.StartTournament(ref, metadata=OP)
+            heard: list[Any] = []
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline:  # all in every hand, until out for good
+                message = await asyncio.wait_for(shove.inbox.get(), deadline - time.monotonic())
+                assert isinstance(message, pb.ServerMessage), message
+                heard.append(message)
+                kind = message.WhichOneof("kind")
+                if kind == "action_request":
+                    prompt = message.action_request
+                    if prompt.legal.can_raise:
+                        shove.act(prompt.request_id, gw.RAISE_TO, prompt.legal.max_raise_to)
+                    else:
+                        shove.act(prompt.request_id, gw.CHECK_CALL)
+                elif kind == "finished":
+                    break
+            events = await watch_to_end(operator, tournament)
+            listed = await operator.ListPlayers(ref, metadata=OP)
+            shove.close()
+            for p in fleet:
+                p.stop()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            assert stats.errors == 0, stats.problems
+            told = {"sh": heard} | {n: r.messages for n, r in records.items()}
+            return tournament, events, told, listed
+
+    tournament, events, told, listed = asyncio.run(play())
+    reentered = [e["player"] for e in events if e["type"] == "player_reentered"]
+    assert "sh" in reentered  # he pushed every hand into two calling stations
+    for name, messages in told.items():
+        added = [m.chips_added for m in messages if m.WhichOneof("kind") == "chips_added"]
+        assert [a.kind for a in added] == ["reentry"] * reentered.count(name)
+        won = [m.bounty_won for m in messages if m.WhichOneof("kind") == "bounty_won"]
+        logged = [e for e in events if e["type"] == "bounty_won" and e["player"] == name]
+        assert [(w.eliminated, w.cash, w.added) for w in won] == [
+            (e["eliminated"], e["cash"], e["added"]) for e in logged
+        ]
+    cash = {p.player: p.bounties_won for p in listed.players}
+    for name in cash:
+        logged_cash = sum(
+            e["cash"] for e in events if e["type"] == "bounty_won" and e["player"] == name
+        )
+        assert cash[name] == logged_cash
+    assert any(e["type"] == "bounty_won" for e in events)
+    assert sorted(places_of(server, tournament).values()) == [1, 2, 3]
+    entries = {p.player: p.entries for p in listed.players}
+    assert entries["sh"] == 1 + reentered.count("sh")
