@@ -119,7 +119,8 @@ class Entry:
     registration: Registration
     state: str = "announced"
     tokens: dict[str, str] = field(default_factory=dict)  # token digest -> player
-    seated: tuple[str, ...] = ()
+    seated: tuple[str, ...] = ()  # at the start
+    late: tuple[str, ...] = ()  # registered into the running tournament (REG-1)
     orchestrator: OrchestratorHandle | None = None  # once started
     events: list[EventRecord] = field(default_factory=list)  # its log, as watchers get it
     model: ReadModel = field(default_factory=ReadModel)  # the log read (views.read_model)
@@ -182,7 +183,9 @@ class Desk:
         return self._tokens.get(token_digest(token))
 
     def players(self, entry: Entry) -> list[str]:
-        return list(entry.seated) if entry.seated else list(entry.registration.in_play())
+        if entry.seated:
+            return [*entry.seated, *entry.late]
+        return list(entry.registration.in_play())
 
     # --- operators ----------------------------------------------------------------------
 
@@ -281,7 +284,7 @@ class Desk:
         record = {"type": "registered_late", "player": player, "token": token_digest(token)}
         self._persist(entry, record)
         self._issue(entry, player, token_digest(token))
-        entry.seated = (*entry.seated, player)
+        entry.late = (*entry.late, player)
         return token
 
     async def request_rebuy(self, tournament_id: str, player: str) -> None:
@@ -341,7 +344,7 @@ class Desk:
         entry = self.get(tournament_id)
         if entry.state not in ("running", "paused") or entry.orchestrator is None:
             raise WrongState(f"the tournament is not running ({entry.state})")
-        if player not in entry.seated:
+        if player not in self.players(entry):
             raise NotFound(f"{player!r} does not play in {tournament_id!r}")
         return entry
 
@@ -498,7 +501,7 @@ class Desk:
                 entry.state = "running"
             elif kind == "registered_late":  # the orchestrator's log holds the entry
                 self._issue(entry, record["player"], record["token"])
-                entry.seated = (*entry.seated, record["player"])
+                entry.late = (*entry.late, record["player"])
 
     def _cannot_reschedule(self, entry: Entry, error: Exception) -> None:
         """CRASH-1's other branch: in registration and not replayable here, the tournament is
