@@ -35,6 +35,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -61,6 +62,7 @@ from orchestrator.errors import (
 )
 from orchestrator.shell.eventlog import EventLog, event_time
 from orchestrator.shell.export import side_event_id, stream_name
+from orchestrator.shell.long_poll import LongPolls
 from orchestrator.shell.orchestrators import Answer, OrchestratorHandle, orchestrator_name
 from orchestrator.shell.recovery import rebuild_from_store
 from orchestrator.shell.simulation import entry_deposits
@@ -106,6 +108,7 @@ class Orchestrator:
         self._out = Path(out_dir)
         self._side_events: list[Answer[dict[str, Any]]] = []  # their completions (RB-6)
         self._changed = asyncio.Event()  # a table's loop ended
+        self._polls = LongPolls()  # the waiting tables' polls, held until they may deal
         self._watchers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak refs
         self._fleet = TableFleet(tournament_id, tables)
         self._lost: dict[str, set[int]] = {}  # node -> tables restarted because it died
@@ -356,6 +359,8 @@ class Orchestrator:
         if self._lease_lost:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
         self._log.stage(events, ts=now, hands=hands)
+        tournament = self._tournament
+        self._polls.stepped(events, tournament.wake_mark(), tournament.slowest())
         self._since_snapshot += len(events)
         if self._snapshots and self._since_snapshot >= self._store_settings.snapshot_every:
             self._since_snapshot = 0
@@ -490,11 +495,23 @@ class Orchestrator:
         return step.reply
 
     async def poll(self, table: int) -> TableDirective:
+        """A waiting table asks again; answered when it may deal (a long poll, `LongPolls`),
+        or after `HOLD_SECONDS` with "wait" (it asks again)."""
         await self._ready()
-        now = event_time(time.time())
-        rng = step_rng(self._seed, self._log.seq)
-        step = _decide(lambda: self._tournament.poll(table, now=now, rng=rng))
-        await self._record(step, now)
+
+        def decide() -> Step:
+            now = event_time(time.time())
+            rng = step_rng(self._seed, self._log.seq)
+            step = _decide(lambda: self._tournament.poll(table, now=now, rng=rng))
+            self._stage(step.events, now)
+            return step
+
+        async def durable(step: Step) -> None:
+            await self._durable()
+            self._carry_out(step.directives)
+
+        release_at = partial(self._tournament.release_at, table)
+        step = await self._polls.poll(table, decide, durable, release_at)
         assert step.reply is not None
         return step.reply
 
