@@ -89,7 +89,7 @@ EVENT_POLL_SECONDS = 0.2
 # pauses play, then proposes at the boundary); beyond it the proposal is refused, play resumed.
 DEAL_BOUNDARY_SECONDS = 60.0
 DEAL_RETRY_SECONDS = 0.1
-DEAL_SHOWN_SECONDS = 5.0  # the reply waits this long for the proposal to reach the lobby
+SHOWN_SECONDS = 5.0  # a reply waits this long for what it decided to reach the lobby
 LOG_SUFFIX = ".frontdoor"
 # The version of the desk's own records (DESIGN.md "Stores": every stored record carries one);
 # release 1 wrote none, which reads as 1.
@@ -285,6 +285,7 @@ class Desk:
         self._persist(entry, record)
         self._issue(entry, player, token_digest(token))
         entry.late = (*entry.late, player)
+        await self._shown(entry, lambda: player in entry.entries)  # in the prize pool shown
         return token
 
     async def request_rebuy(self, tournament_id: str, player: str) -> None:
@@ -328,12 +329,15 @@ class Desk:
                 await self._control(entry, "resume")
             raise refusal(failure, "deal refused")
         entry.state = "paused"  # until the players' answers resume or end it (DEAL-3)
-        async with entry.changed:  # the proposal as the lobby shows it, once followed here
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    entry.changed.wait_for(lambda: entry.deal is not earlier), DEAL_SHOWN_SECONDS
-                )
+        await self._shown(entry, lambda: entry.deal is not earlier)  # the proposal, as shown
         return entry
+
+    async def _shown(self, entry: Entry, done: Callable[[], bool]) -> None:
+        """Wait (at most `SHOWN_SECONDS`) until the tournament's log, as followed here, shows
+        what the orchestrator just decided: the reply then shows it too."""
+        async with entry.changed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(entry.changed.wait_for(done), SHOWN_SECONDS)
 
     async def answer_deal(self, tournament_id: str, player: str, accept: bool) -> None:
         """DEAL-1: the player's own answer (his stream's, never another's)."""
