@@ -212,7 +212,8 @@ def test_rb3_rb4_a_rebuy_tournament_with_a_remote_rebuy_request(server: Server) 
 def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_player(
     server: Server,
 ) -> None:
-    """The operator proposes an ICM deal at the final table with `mtt ctl deal`; play pauses at
+    """A chip chop leaving an amount to play for is declined by one player: play resumes
+    unchanged. Then the operator proposes an ICM deal with `mtt ctl deal`; play pauses at
     the table's boundary; each remote player is offered his amount on his stream and answers
     for himself alone; the last acceptance pays everyone and ends the tournament, places by
     chips, the pool made up to its guarantee (GTD-1). Refused, with nothing changed: a deal
@@ -271,6 +272,19 @@ def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_pl
             info = await operator.GetTournament(ref, metadata=OP)
             assert info.state == "running" and not info.HasField("deal")
 
+            # DEAL-1: a chip chop leaving 5,000 to play for; cy declines, play resumes.
+            chop = pb.DealRequest(tournament_id=tournament, kind="chip_chop", leave=5000)
+            info = await operator.ProposeDeal(chop, metadata=OP)
+            assert info.state == "paused" and info.deal.left == 5000
+            for name in names:
+                assert (await streams[name].next("deal", timeout=15)).state == "proposed"
+            streams["cy"].send(deal_answer=pb.DealAnswer(accept=False))
+            for name in names:
+                assert (await streams[name].next("deal", timeout=15)).state == "declined"
+            await streams["ann"].next("hand_result", timeout=30)  # play goes on unchanged
+            info = await operator.GetTournament(ref, metadata=OP)
+            assert info.state == "running" and info.deal.state == "declined"
+
             env = os.environ | {"MTT_OPERATOR_TOKEN": OPERATOR}
             command = [sys.executable, "-m", "orchestrator.cli.main", "ctl", "deal", tournament]
             command += ["--kind", "icm", "--target", server.target, "--json"]
@@ -301,10 +315,17 @@ def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_pl
             return tournament, events, streams, list(info.deal.shares)
 
     tournament, events, streams, shares = asyncio.run(play())
-    proposed = next(e for e in events if e["type"] == "deal_proposed")
-    assert proposed["kind"] == "icm" and sorted(proposed["players"]) == names
+    chop, icm = (e for e in events if e["type"] == "deal_proposed")
+    assert chop["kind"] == "chip_chop" and chop["left"] == 5000
+    assert icm["kind"] == "icm" and sorted(icm["players"]) == names
     answers = [(e["player"], e["accepted"]) for e in events if e["type"] == "deal_answered"]
-    assert sorted(answers) == [(n, True) for n in names]
+    assert answers[0] == ("cy", False) and sorted(answers[1:]) == [(n, True) for n in names]
+    chop_at = events.index(chop)
+    clock = [e["type"] for e in events[: chop_at + 2] if e["type"].startswith("tournament_")]
+    assert clock[-1] == "tournament_paused"  # DEAL-1: paused at the boundary (before or with it)
+    refused_at = next(k for k, e in enumerate(events) if e["type"] == "deal_answered")
+    assert events[refused_at + 1]["type"] == "tournament_resumed"  # ...and resumed unchanged
+    assert not any(e["type"] == "deal_paid" for e in events[:refused_at])
     paid = {e["player"]: e for e in events if e["type"] == "deal_paid"}
     assert sum(e["amount"] for e in paid.values()) == 50_000  # DEAL-3: the pool, overlay in
     assert {s.player: s.amount for s in shares} == {p: e["amount"] for p, e in paid.items()}
