@@ -221,7 +221,7 @@ def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_pl
     no deal, an answer given twice (two tables open: the next test)."""
     names = ["ann", "bob", "cy"]
 
-    async def play() -> tuple[str, list[Any], dict[str, RawPlayer], list[Any]]:
+    async def play() -> tuple[str, list[Any], dict[str, RawPlayer], list[Any], dict[str, int]]:
         async with grpc.aio.insecure_channel(server.target) as channel:
             operator = pb_grpc.OperatorServiceStub(channel)
             players = pb_grpc.PlayerServiceStub(channel)
@@ -312,9 +312,10 @@ def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_pl
             info = await operator.GetTournament(ref, metadata=OP)
             assert info.state == "finished" and info.deal.state == "accepted"
             assert info.guarantee == 50_000 and info.prize_pool == 50_000
-            return tournament, events, streams, list(info.deal.shares)
+            told = {n: (await streams[n].next("finished", timeout=15)).place for n in names}
+            return tournament, events, streams, list(info.deal.shares), told
 
-    tournament, events, streams, shares = asyncio.run(play())
+    tournament, events, streams, shares, told = asyncio.run(play())
     chop, icm = (e for e in events if e["type"] == "deal_proposed")
     assert chop["kind"] == "chip_chop" and chop["left"] == 5000
     assert icm["kind"] == "icm" and sorted(icm["players"]) == names
@@ -331,6 +332,7 @@ def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_pl
     assert {s.player: s.amount for s in shares} == {p: e["amount"] for p, e in paid.items()}
     places = places_of(server, tournament)
     assert places == {p: e["place"] for p, e in paid.items()}
+    assert told == places  # each heard his place, as the deal set it (DEAL-3)
     for stream in streams.values():
         stream.close()
 
