@@ -68,6 +68,7 @@ __all__ = [
     "PlayStarted",
     "PlayerDisqualified",
     "PlayerEliminated",
+    "PlayerFunded",
     "PlayerMoved",
     "PlayerQualified",
     "PlayerReentered",
@@ -399,3 +400,14 @@ class HandForHand(Event):
     EVENT_TYPE: ClassVar[str] = "hand_for_hand"
     active: bool
     players: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerFunded(Event):
+    """REG-1 during late registration, for a player the start did not fund (he registered at
+    the front door after it): his account opens with `amount` cents, then his entry is taken
+    in the same step, which this event leads (a restarted orchestrator funds him again)."""
+
+    EVENT_TYPE: ClassVar[str] = "player_funded"
+    player: str
+    amount: int

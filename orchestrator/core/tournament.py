@@ -180,14 +180,14 @@ class Tournament(TournamentQueries, TournamentDeals):
         play.clock.paused_at = None
         return self._step(events)
 
-    def register_late(self, player: str, *, now: float, rng: random.Random) -> Step:
-        """REG-1 during late registration: `player` (funded at the start) pays his entry and
-        takes a random seat, never between the next hand's button and its first blind; he is
-        dealt in at his table's next hand (`core.late`)."""
+    def register_late(
+        self, player: str, *, now: float, rng: random.Random, deposit: int = 0
+    ) -> Step:
+        """REG-1 while late registration lasts: `player` enters and is seated (`core.late`)."""
         self._require_running("register")
         if self.late is None:
             raise RegistrationClosedError("REG-1: this tournament takes no late registration")
-        events = self.late.register(self.play, player, now=now, rng=rng)
+        events = self.late.register(self.play, player, now=now, rng=rng, deposit=deposit)
         self.play.pace.sync(self.seating.tables)
         return self._step(events)
 

@@ -529,12 +529,15 @@ class Orchestrator:
         await self._ready()
         await self._command(lambda *, now: self._tournament.cancel(reason, now=now))
 
-    async def register_late(self, player: str) -> None:
-        """REG-1 during late registration: the player (funded at the start) pays his entry
-        and takes a random seat; refused (the error raised here) once registration closed."""
+    async def register_late(self, player: str, deposit: int = 0) -> None:
+        """REG-1 during late registration: the player (funded at the start, or now with
+        `deposit` cents) pays his entry and takes a random seat; refused (the error raised
+        here) once registration closed."""
         await self._ready()
         rng = step_rng(self._seed, self._log.seq)
-        await self._command(lambda *, now: self._tournament.register_late(player, now=now, rng=rng))
+        await self._command(
+            lambda *, now: self._tournament.register_late(player, now=now, rng=rng, deposit=deposit)
+        )
 
     async def sanction(
         self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0

@@ -161,8 +161,8 @@ class OrchestratorHandle:
     def cancel(self, reason: str) -> Answer[None]:
         return self._ask("cancel", reason)
 
-    def register_late(self, player: str) -> Answer[None]:
-        return self._ask("register_late", player)
+    def register_late(self, player: str, deposit: int = 0) -> Answer[None]:
+        return self._ask("register_late", player, deposit)
 
     def sanction(
         self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0

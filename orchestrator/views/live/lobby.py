@@ -21,6 +21,9 @@ from orchestrator.core.events import (
     Addon,
     BountyWon,
     BreakStarted,
+    DealAnswered,
+    DealPaid,
+    DealProposed,
     Event,
     EventRecord,
     FinalTable,
@@ -46,6 +49,7 @@ from orchestrator.core.events import (
 from orchestrator.core.levels import blind_level
 from orchestrator.core.payouts import prize_table
 from orchestrator.core.tda import TDA_PROCEDURE, break_order
+from orchestrator.views.amounts import money
 from orchestrator.views.read_model import ReadModel
 
 __all__ = ["Changes", "FeedItem", "Lobby", "ordinal"]
@@ -67,7 +71,7 @@ def ordinal(n: int) -> str:
 class FeedItem:
     seq: int
     ts: float
-    kind: str  # elimination, move, table, final, level, break, pause, finish, cancel, prize
+    kind: str  # elimination, move, table, final, level, break, pause, finish, cancel, prize, deal
     text: str
 
 
@@ -300,6 +304,17 @@ def _feed_text(event: Event) -> tuple[str, str] | None:
             return "pause", "the clock is paused"
         case TournamentResumed():
             return "pause", "the clock runs again"
+        case DealProposed():  # DEAL-1, DEAL-2: the proposal, player by player
+            shares = ", ".join(
+                f"{p} {money(a)}" for p, a in zip(event.players, event.amounts, strict=True)
+            )
+            left = f", {money(event.left)} left to play for" if event.left else ""
+            return "deal", f"{event.kind.replace('_', ' ')} deal proposed: {shares}{left}"
+        case DealAnswered():
+            answer = "accepts the deal" if event.accepted else "declines the deal: play resumes"
+            return "deal", f"{event.player} {answer}"
+        case DealPaid():  # DEAL-3
+            return "deal", f"the deal pays {event.player} {money(event.amount)}"
         case HandForHand(active=True):
             return "level", f"hand-for-hand play with {event.players} players left"
         case HandForHand():
