@@ -53,12 +53,12 @@ class Money(Check):
             case PlayerRegistered():
                 self.fees += e.fee
                 self.fee_paid[e.player] = e.fee
-            case PlayerUnregistered():  # REG-2: the fee back, the cancellation charge kept
-                self.fees += e.charge - self.fee_paid.get(e.player, 0)
                 if (self.buy_in is not None and e.buy_in != self.buy_in) or (
                     self.fee is not None and e.fee != self.fee
                 ):
                     self.flag("REG-1", record, f"entry paid {e.buy_in} + {e.fee}")
+            case PlayerUnregistered():  # REG-2: the fee back, the cancellation charge kept
+                self.fees += e.charge - self.fee_paid.get(e.player, 0)
             case OverlayPaid():
                 self.overlay += e.overlay
                 if e.overlay <= 0 or e.overlay != e.guarantee - e.entries_pool:
