@@ -22,8 +22,10 @@ Hierarchy::
     │                                  pausing a paused or ended one, resuming one not paused,
     │                                  cancelling one already finished or cancelled
     ├── DealError                      a deal at the final table that cannot be made (DEAL-1..3):
-    │                                  not at the final table, a bad kind or amount left, an
-    │                                  answer from a player not in it (core.deals)
+    │   │                              not at the final table, a bad kind or amount left, an
+    │   │                              answer from a player not in it (core.deals)
+    │   └── DealInHandError            the final table is in a hand: propose at its boundary
+    │                                  (the front door pauses and proposes again)
     ├── FloorError                     the table floor refused a request (orchestrator.core.floor);
     │   │                              the floor's state is unchanged when it is raised
     │   ├── InvalidSeatingError        impossible seating: bad max_per_table, duplicate or too
@@ -119,6 +121,7 @@ __all__ = [
     "BadStoreUrl",
     "ConfigError",
     "DealError",
+    "DealInHandError",
     "FloorError",
     "FolderInUse",
     "HandConflict",
@@ -214,6 +217,10 @@ class TournamentStateError(OrchestratorError):
 
 class DealError(OrchestratorError, ValueError):
     """A final-table deal that cannot be made (DEAL-1..DEAL-3); nothing changed."""
+
+
+class DealInHandError(DealError):
+    """DEAL-1: the final table is playing a hand; a deal is proposed at its boundary."""
 
 
 class LedgerError(OrchestratorError):

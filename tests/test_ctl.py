@@ -369,7 +369,20 @@ def test_registration_and_a_cancellation_in_registration_through_ctl(
         players = json.loads(out)
         assert code == 0 and players["state"] == "registering"
         assert {tuple(sorted(p)) for p in players["players"]} == {
-            ("connected", "out", "place", "player", "prize", "stack", "table", "time_bank_seconds")
+            (
+                "bounties_won",
+                "bounty",
+                "connected",
+                "entries",
+                "out",
+                "place",
+                "player",
+                "prize",
+                "rebuys",
+                "stack",
+                "table",
+                "time_bank_seconds",
+            )
         }  # no token, no card
         assert [
             (p["player"], p["connected"], p["out"], p["stack"], p["time_bank_seconds"])
@@ -417,6 +430,17 @@ def test_registration_and_a_cancellation_in_registration_through_ctl(
         code, _, err = run_ctl(capsys, "players", "Club-night")
         assert code == 2 and err.startswith("mtt ctl players: PERMISSION_DENIED: operators only")
         monkeypatch.setenv("MTT_OPERATOR_TOKEN", OPERATOR)
+
+        # DEAL-1: a deal only in a running tournament; a bad kind is refused before any call
+        code, _, err = run_ctl(capsys, "deal", "Club-night", "--kind", "icm")
+        assert code == 2 and err.startswith("mtt ctl deal: FAILED_PRECONDITION: a deal is made")
+        with pytest.raises(SystemExit) as exit_code:
+            main(["ctl", "deal", "Club-night", "--kind", "half"])
+        assert exit_code.value.code == 2 and "invalid choice: 'half'" in capsys.readouterr().err
+        code, out, _ = run_ctl(capsys, "show", "Club-night", "--json")
+        shown = json.loads(out)
+        assert shown["deal"] is None and shown["registration_open"] is True
+        assert shown["structure"] == "freezeout"
 
         code, out, _ = run_ctl(capsys, "cancel", "Club-night", "--reason", "rain", "--json")
         assert code == 0 and json.loads(out)["state"] == "cancelled"

@@ -242,6 +242,40 @@ def test_failover_rebuys_and_phases_reach_the_feed() -> None:
     assert lobby.stacks["d"] == 2500 and lobby.take_changes().tables == {1, 2}
 
 
+def test_deal1_deal3_the_feed_shows_a_deal_proposed_its_answers_and_what_it_pays() -> None:
+    lobby = Lobby(config())
+    log = two_tables(lobby)
+    log(
+        "deal_proposed",
+        kind="chip_chop",
+        players=["a", "b"],
+        chips=[300, 100],
+        amounts=[150000, 50000],
+        left=10000,
+    )
+    log("deal_answered", player="a", accepted=True)
+    log("deal_answered", player="b", accepted=False)
+    log(
+        "deal_proposed",
+        kind="icm",
+        players=["a", "b"],
+        chips=[300, 100],
+        amounts=[120000, 80000],
+        left=0,
+    )
+    log("deal_answered", player="b", accepted=True)
+    log("deal_paid", player="a", chips=300, amount=120000, place=1)
+    assert [i.text for i in lobby.feed] == [
+        "chip chop deal proposed: a 1,500.00, b 500.00, 100.00 left to play for",
+        "a accepts the deal",
+        "b declines the deal: play resumes",
+        "icm deal proposed: a 1,200.00, b 800.00",
+        "b accepts the deal",
+        "the deal pays a 1,200.00",
+    ]
+    assert {i.kind for i in lobby.feed} == {"deal"}
+
+
 def test_tda2_the_lobby_shows_the_published_break_order_from_before_the_start() -> None:
     lobby = Lobby(config(policy="tda"))
     before = lobby.clock(0.0)["balancing"]

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from orchestrator.cli.args import non_negative_int, positive_float, print_figures
 from orchestrator.competition.swiss.render import text_table
+from orchestrator.core.deals import DealKind
 from orchestrator.views.amounts import money
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ DEFAULT_TARGET = "127.0.0.1:50051"  # `mtt serve`'s default
 CTL_CONFIG_KEYS = ("target", "operator_credential_file", "tls_ca")
 # A call's deadline: a start waits for Ray to start every table (DESIGN.md: 100 take ~30 s).
 DEFAULT_TIMEOUT_SECONDS = 120.0
+DEAL_KINDS = tuple(kind.value for kind in DealKind)  # DEAL-2
 
 Handler = Callable[[argparse.Namespace, "OperatorClient"], None]
 
@@ -218,6 +220,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     verb("account", _account, "a player's wallet: its balance", of_one=False).add_argument(
         "account", metavar="PLAYER"
     )
+    deal = verb("deal", _deal, "propose a deal at the final table; every player answers (DEAL-1)")
+    deal.add_argument("--kind", required=True, choices=DEAL_KINDS, help="how it shares (DEAL-2)")
+    deal.add_argument(
+        "--leave",
+        type=non_negative_int,
+        default=0,
+        metavar="CENTS",
+        help="left to play for, with the title (0: the deal ends the tournament)",
+    )
 
 
 def _connected(args: argparse.Namespace, handler: Handler) -> int:
@@ -359,6 +370,10 @@ def _players(args: argparse.Namespace, client: OperatorClient) -> None:
             "place": p.place,
             "prize": p.prize,
             "time_bank_seconds": p.time_bank_seconds,  # TB-1: what is left of it
+            "bounty": p.bounty,  # KO-1, KO-2: on his head now
+            "bounties_won": p.bounties_won,  # KO-3
+            "rebuys": p.rebuys,  # RB-3
+            "entries": p.entries,
         }
         for p in reply.players
     ]
@@ -386,6 +401,12 @@ def _players(args: argparse.Namespace, client: OperatorClient) -> None:
     )
 
 
+def _deal(args: argparse.Namespace, client: OperatorClient) -> None:
+    """The proposal as the players see it; their answers and the outcome follow in `show`
+    (and `watch`: `deal_answered`, `deal_paid`)."""
+    _print_info(client.propose_deal(args.tournament, args.kind, args.leave), args)
+
+
 def _watch(args: argparse.Namespace, client: OperatorClient) -> None:
     """Every record as it comes (flushed: a pipe sees it at once), until the server ends the
     stream with the tournament; Ctrl-C ends it earlier (exit 130, `orchestrator.cli.main`)."""
@@ -405,6 +426,24 @@ def _info(info: pb.TournamentInfo) -> dict[str, Any]:
         "connected": info.connected,
         "action_seconds": info.action_seconds,
         "prize_pool": info.prize_pool,
+        "structure": info.structure,
+        "registration_open": info.registration_open,
+        "bounty": info.bounty,  # KO-1
+        "bounty_kind": info.bounty_kind,
+        "guarantee": info.guarantee,  # GTD-1
+        "deal": _deal_of(info.deal) if info.HasField("deal") else None,
+    }
+
+
+def _deal_of(deal: pb.DealStatus) -> dict[str, Any]:
+    return {
+        "kind": deal.kind,
+        "state": deal.state,
+        "left": deal.left,
+        "shares": [
+            {"player": s.player, "chips": s.chips, "amount": s.amount, "answer": s.answer or None}
+            for s in deal.shares
+        ],
     }
 
 
@@ -416,8 +455,21 @@ def _print_info(info: pb.TournamentInfo, args: argparse.Namespace) -> None:
             "players": f"{len(players)}{': ' if players else ''}{', '.join(players)}",
             "action_seconds": f"{info.action_seconds:g}",
             "prize_pool": money(info.prize_pool),
+            "bounty": money(info.bounty),
+            "guarantee": money(info.guarantee),
+            "deal": _deal_line(info.deal) if info.HasField("deal") else "-",
         }
     print_figures(figures, as_json=args.json)
+
+
+def _deal_line(deal: pb.DealStatus) -> str:
+    """`icm proposed: ann 700.00 (accepted), bob 300.00 (waiting)`, and what is left."""
+    shares = ", ".join(
+        f"{share.player} {money(share.amount)} ({share.answer or 'waiting'})"
+        for share in deal.shares
+    )
+    left = f"; {money(deal.left)} left to play for" if deal.left else ""
+    return f"{deal.kind} {deal.state}: {shares}{left}"
 
 
 def _event_line(record: Mapping[str, Any]) -> str:

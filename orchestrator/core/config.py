@@ -20,6 +20,7 @@ __all__ = [
     "Break",
     "Phase",
     "RebuyRules",
+    "SatelliteRules",
     "SideEvents",
     "TournamentConfig",
 ]
@@ -89,6 +90,16 @@ class BountyRules:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SatelliteRules:
+    """SAT-1..SAT-3: the prize pool pays seats of `seat_value` cents (the target tournament's
+    entry, buy-in + fee); `target` names the target's config file, relative to the
+    satellite's own ("" when the operator registers the tickets elsewhere)."""
+
+    seat_value: int
+    target: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Phase:
     max_per_table: int
     qualifiers: int
@@ -136,6 +147,7 @@ class TournamentConfig:
     # When the front door opens and starts it by itself, in epoch seconds (`config_schedule`)
     registration_opens_at: float | None = None
     starts_at: float | None = None
+    satellite: SatelliteRules | None = None  # SAT-1..SAT-3: the pool pays seats (tickets)
 
     @property
     def prize_buy_in(self) -> int:

@@ -34,7 +34,7 @@ from orchestrator.core.events import (
 from orchestrator.core.ledger_records import posting_event
 from orchestrator.core.play import Play
 from orchestrator.core.structures import Seating
-from orchestrator.errors import DealError
+from orchestrator.errors import DealError, DealInHandError
 
 __all__ = ["TournamentDeals"]
 
@@ -63,6 +63,8 @@ class TournamentDeals:
         """Raise the `DealError` that `propose_deal` would raise, or nothing."""
         self._require_running("propose a deal")
         play = self.play
+        if play.seats is not None:
+            raise DealError("DEAL-1: a satellite pays seats (SAT-1), not a deal")
         if play.deal_vote is not None:
             raise DealError("DEAL-1: a deal is already waiting for the players' answers")
         if play.deal is not None:
@@ -74,7 +76,7 @@ class TournamentDeals:
             raise DealError(f"DEAL-1: a deal only at the final table, {len(tables)} are open")
         state = play.tables.get(tables[0])
         if state is not None and state.in_hand:
-            raise DealError("DEAL-1: the final table is in a hand; propose at its boundary")
+            raise DealInHandError("DEAL-1: the final table is in a hand; propose at its boundary")
         _proposal(self, kind, left)
 
     def can_propose_deal(self: _Tournament, kind: DealKind | str, *, left: int = 0) -> bool:

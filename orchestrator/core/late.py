@@ -20,12 +20,20 @@ import random
 from collections.abc import Sequence
 
 from orchestrator.core.config import TournamentConfig
-from orchestrator.core.events import Event, PlayerReentered, PlayerSeated
+from orchestrator.core.events import Event, PlayerFunded, PlayerReentered, PlayerSeated
 from orchestrator.core.freezeout import FreezeOut
 from orchestrator.core.places import Busted, place_eliminated
 from orchestrator.core.play import Play
+from orchestrator.core.rankings import STARTING_RANKING
 from orchestrator.core.structures import Busts, Structure
-from orchestrator.errors import AlreadyRegisteredError
+from orchestrator.errors import (
+    AccountExistsError,
+    AlreadyRegisteredError,
+    InsufficientFundsError,
+    RegistrationClosedError,
+    SkillRangeError,
+    TournamentFullError,
+)
 
 __all__ = ["LateEntry"]
 
@@ -45,18 +53,55 @@ class LateEntry(Structure):
 
     # --- late registration ----------------------------------------------------------------
 
-    def register(self, play: Play, player: str, *, now: float, rng: random.Random) -> list[Event]:
-        """REG-1: a first entry while late registration is open, seated at once. Refused
-        (typed `RegistrationError` or `LedgerError`, nothing changed) when registration is
-        closed, the player has entered before (re-entries follow a bust), cannot pay, or is
-        not admitted."""
+    def register(
+        self, play: Play, player: str, *, now: float, rng: random.Random, deposit: int = 0
+    ) -> list[Event]:
+        """REG-1: a first entry while late registration is open, seated at once (never between
+        the next hand's button and its first blind; dealt in at his table's next hand). A
+        player the start did not fund brings `deposit` cents: `player_funded` then leads the
+        step (`fund`). Refused (typed `RegistrationError` or `LedgerError`, nothing changed)
+        when registration is closed, the player has entered before (re-entries follow a
+        bust), cannot pay, or is not admitted."""
         if play.registration.registrant(player) is not None:
             raise AlreadyRegisteredError(
                 f"{player} has entered this tournament already: a re-entry follows a bust"
             )
-        events = list(play.registration.register(player, now=now))
+        events = self.fund(play, player, deposit, now=now) if deposit else []
+        events += play.registration.register(player, now=now)
         play.field_size += 1
         return events + self._seat(play, player, reentry=False, rng=rng)
+
+    def verify_fund(self, play: Play, player: str, amount: int) -> None:
+        """Raise the typed error that registering `player`, funded with `amount` cents, would
+        raise once funded, or nothing: `fund` must never open an account for an entry that is
+        then refused (the refusal logs nothing, so the account would not replay). A player the
+        start did not fund has no ranking, no entry and no past, so of `Registration`'s checks
+        only these can refuse him."""
+        registration = play.registration
+        rules = registration.rules
+        if registration.ledger.has_account(player):
+            raise AccountExistsError(f"{player} already has an account in this tournament")
+        if not registration.is_open():
+            raise RegistrationClosedError(
+                f"REG-1: late registration ended with level {self._levels}"
+            )
+        if rules.max_entries is not None and registration.entries >= rules.max_entries:
+            raise TournamentFullError(f"all {rules.max_entries} entries are taken")
+        if rules.skill_range is not None and not rules.skill_range.admits(STARTING_RANKING):
+            raise SkillRangeError(f"SKILL-2: a new player is outside {rules.skill_range}")
+        if amount < rules.price:
+            raise InsufficientFundsError(
+                f"REG-1: {player} brings {amount}, the entry is {rules.price}"
+            )
+
+    def fund(self, play: Play, player: str, amount: int, *, now: float) -> list[Event]:
+        """REG-1: the account (and SKILL-3 ranking) of a late registrant the start did not
+        fund, checked first (`verify_fund`); `register` takes his entry next."""
+        self.verify_fund(play, player, amount)
+        registration = play.registration
+        registration.rankings.add_player(player)
+        registration.ledger.open_account(player, amount, now=now)
+        return [PlayerFunded(player=player, amount=amount)]
 
     # --- the structure's hooks ------------------------------------------------------------
 

@@ -10,12 +10,13 @@ something, a table's actor ready (START-1), a table's loss and its restart, and 
 (pause, resume, cancel, a late registration, a sanction, a rebuy asked for). Each step's events
 are logged as one batch, led by an event that names the step's input (`hand_finished` carries
 the whole report, `table_polled` and `table_ready` the table, `hand_voided` or `table_lost` and
-`table_restarted` theirs, `player_registered` the late registrant, `warning_issued`, `penalty`
-and `player_disqualified` the sanction, `rebuy_requested` the player). Each step draws from its
-own RNG, seeded by the run's seed and the log position it starts at (`step_rng`), and reads the
-time that is logged with it (`ts`), so replaying the steps in log order takes the same decisions
-again: `rebuild` does that, reading every record through the codec (`core.codec`), and checks
-every replayed step's events against the logged ones before going on.
+`table_restarted` theirs, `player_registered` the late registrant (`player_funded` one the
+start did not fund), `warning_issued`, `penalty` and `player_disqualified` the sanction,
+`rebuy_requested` the player). Each step draws from its own RNG, seeded by the run's seed
+and the log position it starts at (`step_rng`), and reads the time that is logged with it
+(`ts`), so replaying the steps in log order takes the same decisions again: `rebuild` does
+that, reading every record through the codec (`core.codec`), and checks every replayed step's
+events against the logged ones before going on.
 
 Snapshots are the core's state at a step boundary as versioned JSON (`snapshot` /
 `load_snapshot`, through `core.state_codec`), never a pickle: a snapshot an older release
@@ -40,6 +41,7 @@ from orchestrator.core.events import (
     HandVoided,
     PenaltyGiven,
     PlayerDisqualified,
+    PlayerFunded,
     PlayerRegistered,
     RebuyRequested,
     TableRestarted,
@@ -85,6 +87,7 @@ def open_tournament(opened: TournamentOpened, *, now: float) -> tuple[Tournament
         tournament_id=opened.tournament,
         now=now,
         rng=step_rng(opened.seed, 0),
+        tickets=opened.tickets,
     )
     return tournament, Step([opened, *step.events], step.reply, step.directives)
 
@@ -170,6 +173,7 @@ def rebuild(
                 players=tuple(players),
                 deposits=dict(deposits),
                 seed=seed,
+                tickets=dict(first.event.tickets),  # SAT-3: as the start was given them
             )
             tournament, step = open_tournament(given, now=first.ts)
         else:  # release 1: the log begins with the start's own events
@@ -264,6 +268,10 @@ def _registered(t: Tournament, e: PlayerRegistered, ts: float, rng: random.Rando
     return t.register_late(e.player, now=ts, rng=rng).events
 
 
+def _funded(t: Tournament, e: PlayerFunded, ts: float, rng: random.Random) -> list[Event]:
+    return t.register_late(e.player, now=ts, rng=rng, deposit=e.amount).events
+
+
 def _sanction(kind: SanctionKind) -> _Replay:
     def replay(
         t: Tournament,
@@ -307,6 +315,7 @@ _STEPS: dict[str, _Replay] = {
     "tournament_resumed": _resumed,
     "tournament_cancelled": _cancelled,
     "player_registered": _registered,  # a late registration (the start's are in its step)
+    "player_funded": _funded,  # a late registration the start did not fund (REG-1)
     "warning_issued": _sanction(SanctionKind.WARNING),
     "penalty": _sanction(SanctionKind.PENALTY),
     "player_disqualified": _sanction(SanctionKind.DISQUALIFICATION),

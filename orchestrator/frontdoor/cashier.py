@@ -14,11 +14,15 @@ the front door moves a player's money.
 Every wallet call carries a key made of what it is, so the desk replaying its log after a
 restart, or following a run's log again, repeats each call with the same key and nothing moves
 twice: `<tournament>/entry/<player>/<n>` (his n-th entry), `<tournament>/cash-out/<posting>`
-(the desk ledger's posting) and `<tournament>/paid/<posting>` (the run ledger's posting).
+(the desk ledger's posting) and `<tournament>/paid/<posting>` (the run ledger's posting). A late
+entry into a running tournament (`pay_late_entry`) is debited once per attempt under
+`<tournament>/late-entry/<player>/<nonce>`, logged by the desk with the registration, and
+credited back under that key plus `/refused` when the orchestrator refuses it.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -51,6 +55,21 @@ class Cashier:
             self.accounts.debit(player, price, key=f"{tournament}/entry/{player}/{number}")
         ledger.deposit(player, price, now=now)
         return registration.register(player, now=now)
+
+    def pay_late_entry(self, tournament: str, player: str, price: int) -> str:
+        """REG-1 into a running tournament: the entry's price debited from the player's wallet
+        (the orchestrator's core, not the desk's registration, takes the entry and checks its
+        terms); the call's key, for `refund_late_entry`. Each attempt has a key of its own, so
+        an attempt refused and refunded never makes a later one free."""
+        key = f"{tournament}/late-entry/{player}/{uuid.uuid4().hex[:16]}"
+        if price:
+            self.accounts.debit(player, price, key=key)
+        return key
+
+    def refund_late_entry(self, key: str, player: str, price: int) -> None:
+        """A late entry the orchestrator refused: its debit (`key`) credited back."""
+        if price:
+            self.accounts.credit(player, price, key=f"{key}/refused")
 
     def cash_out(
         self,

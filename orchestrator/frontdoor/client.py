@@ -107,6 +107,12 @@ class OperatorClient:
     def account(self, account: str) -> pb.AccountInfo:
         return self._call(self._stub.GetAccount, pb.AccountRef(account=account))
 
+    def propose_deal(self, tournament_id: str, kind: str, leave: int = 0) -> pb.TournamentInfo:
+        """DEAL-1 at the final table: every player still in is asked; `leave` cents stay in
+        play with the title (DEAL-2)."""
+        request = pb.DealRequest(tournament_id=tournament_id, kind=kind, leave=leave)
+        return self._call(self._stub.ProposeDeal, request)
+
     def watch(self, tournament_id: str, after_seq: int = 0) -> Iterator[pb.EventRecord]:
         """The tournament's event records after `after_seq`, live, until it ends (the server
         closes the stream). No deadline: a tournament runs for hours. Closing the iterator

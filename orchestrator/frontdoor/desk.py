@@ -32,22 +32,39 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator.core import codec
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.config_toml import config_from_text
+from orchestrator.core.deals import DealKind
 from orchestrator.core.events import (
+    Addon,
+    BountyWon,
+    DealAnswered,
+    DealPaid,
+    DealProposed,
     Event,
     EventRecord,
     PlayerEliminated,
+    PlayerReentered,
+    PlayerRegistered,
+    Rebuy,
     TournamentCancelled,
     TournamentFinished,
 )
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules, RegistrationState
-from orchestrator.errors import PACKAGE_ERRORS, ConfigError, OrchestratorError, StoreError
+from orchestrator.errors import (
+    PACKAGE_ERRORS,
+    ConfigError,
+    DealInHandError,
+    OrchestratorError,
+    StoreError,
+)
 from orchestrator.frontdoor.auth import new_secret, token_digest
 from orchestrator.frontdoor.cashier import Cashier
+from orchestrator.frontdoor.deal_state import DealState
 from orchestrator.frontdoor.errors import (
     FrontDoorError,
     InvalidRequest,
@@ -75,6 +92,11 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 PLAYER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 MAX_CONFIG_BYTES = 64 * 1024
 EVENT_POLL_SECONDS = 0.2
+# DEAL-1: how long a proposal waits for the final table's hand in progress to end (the desk
+# pauses play, then proposes at the boundary); beyond it the proposal is refused, play resumed.
+DEAL_BOUNDARY_SECONDS = 60.0
+DEAL_RETRY_SECONDS = 0.1
+SHOWN_SECONDS = 5.0  # a reply waits this long for what it decided to reach the lobby
 LOG_SUFFIX = ".frontdoor"
 # The version of the desk's own records (DESIGN.md "Stores": every stored record carries one);
 # release 1 wrote none, which reads as 1.
@@ -104,7 +126,8 @@ class Entry:
     registration: Registration
     state: str = "announced"
     tokens: dict[str, str] = field(default_factory=dict)  # token digest -> player
-    seated: tuple[str, ...] = ()
+    seated: tuple[str, ...] = ()  # at the start
+    late: tuple[str, ...] = ()  # registered into the running tournament (REG-1)
     orchestrator: OrchestratorHandle | None = None  # once started
     events: list[EventRecord] = field(default_factory=list)  # its log, as watchers get it
     model: ReadModel = field(default_factory=ReadModel)  # the log read (views.read_model)
@@ -113,6 +136,9 @@ class Entry:
     logged: int = 0  # records in its store log
     stream: str = ""  # its orchestrator's log in the store, once started here
     settled: int = 0  # the seq up to which the run's payments are credited to the wallets
+    deal: DealState | None = None  # the latest deal proposed (DEAL-1), as the lobby shows it
+    rebuys: dict[str, int] = field(default_factory=dict)  # RB-3: rebuys each player took
+    entries: dict[str, int] = field(default_factory=dict)  # each player's entries (REG-1)
 
 
 def _rules(config: TournamentConfig, tournament_id: str) -> RegistrationRules:
@@ -177,7 +203,9 @@ class Desk:
         return self._tokens.get(token_digest(token))
 
     def players(self, entry: Entry) -> list[str]:
-        return list(entry.seated) if entry.seated else list(entry.registration.in_play())
+        if entry.seated:
+            return [*entry.seated, *entry.late]
+        return list(entry.registration.in_play())
 
     # --- operators ----------------------------------------------------------------------
 
@@ -188,10 +216,18 @@ class Desk:
             config = config_from_text(config_text, source="the config")
         except ConfigError as exc:
             raise refusal(exc) from exc
-        if config.structure != "freezeout" or config.late_entries or config.side_events:
+        if config.late_entries or config.side_events:
             raise InvalidRequest(
-                "the front door runs freeze-outs of registered players (no shoot-out, rebuy, "
-                "late bot entries or side events yet)"
+                "the front door seats registered players only: late_entries (late bots) and "
+                "[side_events] (RB-6, played by bots) are for `mtt run`"
+            )
+        if config.reentries:
+            # The orchestrator takes a re-entry at a bust from the run ledger's money, which
+            # the wallets fund with exactly the entries taken: only a bounty won, already
+            # credited to the wallet, could pay it (the same cents twice).
+            raise InvalidRequest(
+                "reentries: re-entries through the front door are not paid from the players' "
+                "wallets yet; set reentries = 0 (late registration works)"
             )
         tournament_id = tournament_id or self._unique(config.name)
         if not ID_PATTERN.match(tournament_id):
@@ -233,11 +269,7 @@ class Desk:
         his account's credential (None: the operator on his behalf)."""
         entry = self.get(tournament_id)
         _check_player(player)
-        if credential is not None:
-            with _translated():
-                known = self._cashier.accounts.authenticate(player, token_digest(credential))
-            if not known:  # the same answer for no such account: names are not probed
-                raise Unauthenticated(f"wrong account credential for {player!r}")
+        self._authenticate(player, credential)
         if entry.state != "registering":
             raise WrongState(f"registration is not open ({entry.state})")
         token = new_secret()
@@ -245,6 +277,16 @@ class Desk:
         self._persist(entry, {"type": "registered", "player": player, "token": token_digest(token)})
         self._issue(entry, player, token_digest(token))
         return token
+
+    def _authenticate(self, player: str, credential: str | None) -> None:
+        """A player registering himself shows his account's credential (None: the operator
+        registers him)."""
+        if credential is None:
+            return
+        with _translated():
+            known = self._cashier.accounts.authenticate(player, token_digest(credential))
+        if not known:  # the same answer for no such account: names are not probed
+            raise Unauthenticated(f"wrong account credential for {player!r}")
 
     def unregister(self, tournament_id: str, player: str) -> Entry:
         """REG-2: the entry back, less the cancellation charge."""
@@ -258,6 +300,122 @@ class Desk:
         self._revoke(entry, player)
         with _translated():  # the refund to his wallet; a restart repeats it by its key
             self._cashier.cash_out(tournament_id, entry.registration, now=now, players=[player])
+        return entry
+
+    def registration_open(self, entry: Entry) -> bool:
+        """REG-1: entries are taken before the start, and while late registration lasts."""
+        if entry.state == "registering":
+            return True
+        late = entry.config.late_registration_levels
+        return entry.state in ("running", "paused") and 0 < entry.model.level <= late
+
+    async def enter(self, tournament_id: str, player: str, *, credential: str | None = None) -> str:
+        """REG-1 by the API: registration before the start (`register`), or late registration
+        into the running tournament; returns the player's new token. `credential`: as for
+        `register`."""
+        entry = self.get(tournament_id)
+        if entry.state in ("running", "paused") and entry.orchestrator is not None:
+            return await self._register_late(entry, player, credential)
+        return self.register(tournament_id, player, credential=credential)
+
+    async def _register_late(self, entry: Entry, player: str, credential: str | None) -> str:
+        """REG-1 while late registration lasts: the entry's price is debited from the player's
+        wallet (`Cashier.pay_late_entry`) and brought to the orchestrator, which takes the
+        entry and seats the player at once (`core.late`), or refuses (closed, entered already,
+        full: the debit is credited back, nothing else changed)."""
+        _check_player(player)
+        self._authenticate(player, credential)
+        if entry.config.late_registration_levels == 0:
+            raise WrongState("registration closed at the start (no late_registration_levels)")
+        orchestrator = entry.orchestrator
+        if orchestrator is None:
+            raise WrongState(f"the tournament is not running ({entry.state})")
+        price = entry.registration.rules.price
+        with _translated():
+            key = self._cashier.pay_late_entry(entry.tournament_id, player, price)
+        try:
+            await orchestrator.register_late(player, price)
+        except OrchestratorError as exc:  # the core refused: nothing changed in the run
+            with _translated():
+                self._cashier.refund_late_entry(key, player, price)
+            raise refusal(exc, "register_late refused") from exc
+        except PACKAGE_ERRORS as exc:  # the actor gone: the debit stands, keyed (`paid`)
+            raise refusal(exc) from exc
+        token = new_secret()
+        record = {
+            "type": "registered_late",
+            "player": player,
+            "token": token_digest(token),
+            "paid": key,  # the wallet's debit (the run's log holds the entry)
+        }
+        self._persist(entry, record)
+        self._issue(entry, player, token_digest(token))
+        entry.late = (*entry.late, player)
+        await self._shown(entry, lambda: player in entry.entries)  # in the prize pool shown
+        return token
+
+    async def request_rebuy(self, tournament_id: str, player: str) -> None:
+        """RB-3: the player asks; the orchestrator takes the rebuy at his next hand boundary
+        (`core.rebuys`), or refuses now (no rebuys, too many chips, out, period over)."""
+        entry = self._playing(tournament_id, player)
+        await self._ask(entry, "request_rebuy", player)
+
+    async def propose_deal(self, tournament_id: str, kind: str, leave: int) -> Entry:
+        """DEAL-1: the operator's deal at the final table, put to every player still in (none
+        answers for them: each is asked over his stream). A table in a hand is paused first
+        and the deal proposed at its boundary; any refusal leaves the tournament as it was."""
+        entry = self.get(tournament_id)
+        if entry.state not in ("running", "paused") or entry.orchestrator is None:
+            raise WrongState(f"a deal is made in a running tournament ({entry.state})")
+        try:
+            DealKind(kind)
+        except ValueError:
+            kinds = ", ".join(k.value for k in DealKind)
+            raise InvalidRequest(f"deal kind is one of {kinds}, not {kind!r}") from None
+        if leave < 0:
+            raise InvalidRequest(f"deal leave is cents left to play for (>= 0), not {leave}")
+        orchestrator, earlier = entry.orchestrator, entry.deal
+        paused_here = False
+        deadline = self._clock() + DEAL_BOUNDARY_SECONDS
+        while True:
+            try:
+                await orchestrator.propose_deal(kind, leave, ())  # no bots: players answer
+                break
+            except DealInHandError as exc:
+                if entry.state == "running" and not paused_here:
+                    await self._control(entry, "pause")  # the table stops at its boundary
+                    paused_here = True
+                if self._clock() < deadline:
+                    await asyncio.sleep(DEAL_RETRY_SECONDS)
+                    continue
+                failure: Exception = exc
+            except PACKAGE_ERRORS as exc:
+                failure = exc
+            if paused_here:
+                await self._control(entry, "resume")
+            raise refusal(failure, "deal refused")
+        entry.state = "paused"  # until the players' answers resume or end it (DEAL-3)
+        await self._shown(entry, lambda: entry.deal is not earlier)  # the proposal, as shown
+        return entry
+
+    async def _shown(self, entry: Entry, done: Callable[[], bool]) -> None:
+        """Wait (at most `SHOWN_SECONDS`) until the tournament's log, as followed here, shows
+        what the orchestrator just decided: the reply then shows it too."""
+        async with entry.changed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(entry.changed.wait_for(done), SHOWN_SECONDS)
+
+    async def answer_deal(self, tournament_id: str, player: str, accept: bool) -> None:
+        """DEAL-1: the player's own answer (his stream's, never another's)."""
+        entry = self._playing(tournament_id, player)
+        await self._ask(entry, "answer_deal", player, accept)
+
+    def _playing(self, tournament_id: str, player: str) -> Entry:
+        entry = self.get(tournament_id)
+        if entry.state not in ("running", "paused") or entry.orchestrator is None:
+            raise WrongState(f"the tournament is not running ({entry.state})")
+        if player not in self.players(entry):
+            raise NotFound(f"{player!r} does not play in {tournament_id!r}")
         return entry
 
     async def start(self, tournament_id: str) -> Entry:
@@ -426,6 +584,9 @@ class Desk:
                 entry.registration.start(now=now)
                 entry.seated = tuple(record["players"])
                 entry.state = "running"
+            elif kind == "registered_late":  # the orchestrator's log holds the entry
+                self._issue(entry, record["player"], record["token"])
+                entry.late = (*entry.late, record["player"])
 
     def _cannot_reschedule(self, entry: Entry, error: Exception) -> None:
         """CRASH-1's other branch: in registration and not replayable here, the tournament is
@@ -596,16 +757,53 @@ class Desk:
     def _took(self, entry: Entry, records: list[EventRecord]) -> None:
         """The tournament's next records: kept for watchers, folded into its read model, and
         told to the players they place."""
+        tournament, tell = entry.tournament_id, self._hub.tell
+        deal_changed = False
         for record in records:
             read = entry.model.apply_record(record)
             match None if read is None else read.event:
                 case PlayerEliminated(player=player, place=place):
-                    self._hub.finished(entry.tournament_id, player, place, "out")
+                    self._hub.finished(tournament, player, place, "out")
                 case TournamentFinished(winner=winner):
-                    self._hub.finished(entry.tournament_id, winner, 1, "winner")
+                    self._hub.finished(tournament, winner, 1, "winner")
                     entry.state = "finished"
                 case TournamentCancelled():
                     entry.state = "cancelled"
+                case PlayerRegistered(player=player, entry=number):
+                    entry.entries[player] = number
+                case Rebuy(player=player, chips=chips):  # RB-3
+                    entry.rebuys[player] = entry.rebuys.get(player, 0) + 1
+                    tell(tournament, player, _chips_added("rebuy", chips))
+                case Addon(player=player, chips=chips):  # RB-4
+                    tell(tournament, player, _chips_added("addon", chips))
+                case PlayerReentered(player=player, stack=stack):
+                    tell(tournament, player, _chips_added("reentry", stack))
+                case BountyWon() as won:  # KO-3
+                    bounty = pb.BountyWon(
+                        eliminated=won.eliminated,
+                        cash=won.cash,
+                        added=won.added,
+                        bounty=entry.model.bounty_on.get(won.player, 0),
+                    )
+                    tell(tournament, won.player, pb.ServerMessage(bounty_won=bounty))
+                case DealProposed() as proposed:  # DEAL-1
+                    entry.deal, deal_changed = DealState.proposed(proposed), True
+                case DealAnswered() as answer if entry.deal is not None:
+                    entry.deal.answered(answer)
+                    deal_changed = True
+                    if not answer.accepted and entry.state == "paused":
+                        entry.state = "running"  # one refusal: play resumes unchanged
+                case DealPaid(player=player, place=place) if entry.deal is not None:  # DEAL-3
+                    entry.deal.paid()
+                    deal_changed = True
+                    if place > 1:  # the winner hears it with the tournament's end
+                        self._hub.finished(tournament, player, place, "deal")
+                    elif place == 0 and entry.state == "paused":
+                        entry.state = "running"  # play on for what was left
+        if deal_changed and entry.deal is not None:
+            message = pb.ServerMessage(deal=entry.deal.message())
+            for player in entry.deal.players:
+                tell(tournament, player, message)
         entry.events += records
 
     def _running(self, tournament_id: str, state: str) -> Entry:
@@ -718,6 +916,10 @@ def _check_player(player: str) -> None:
             "a player name is 1..32 letters, digits, '_', '.' or '-', starting with a "
             f"letter or digit, not {player!r:.60}"
         )
+
+
+def _chips_added(kind: str, chips: int) -> pb.ServerMessage:
+    return pb.ServerMessage(chips_added=pb.ChipsAdded(kind=kind, chips=chips))
 
 
 def _records(events: Sequence[Event], *, after: int, ts: float) -> list[EventRecord]:

@@ -413,6 +413,28 @@ class PlayerHub:
             if state.connection is not None:
                 state.connection.send(result)
 
+    # --- what the desk tells players, and asks for them -------------------------------
+
+    def admit(self, connection: Connection) -> None:
+        """A player's request for the desk (a rebuy, a deal answer) from this stream: refused
+        (typed, nothing changed) from a replaced stream or beyond the flood allowance."""
+        state = self._players.get((connection.tournament, connection.player))
+        if state is None or state.connection is not connection:
+            raise WrongState("this stream was replaced or the player unregistered")
+        if not connection.take_token(self._clock()):
+            raise RateLimited(f"more than {PER_SECOND:g} messages a second: slow down")
+
+    def refuse(self, connection: Connection, exc: FrontDoorError) -> None:
+        """The desk refused the player's request: he is told; the stream stays open."""
+        log.info("%s/%s refused: %s", connection.tournament, connection.player, exc)
+        connection.send(_problem(exc))
+
+    def tell(self, tournament: str, player: str, message: pb.ServerMessage) -> None:
+        """A message for one player of the tournament, if he is connected."""
+        state = self._players.get((tournament, player))
+        if state is not None and state.connection is not None:
+            state.connection.send(message)
+
     def finished(self, tournament: str, player: str, place: int, reason: str) -> None:
         state = self._players.get((tournament, player))
         if state is not None and state.connection is not None:

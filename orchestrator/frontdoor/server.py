@@ -28,7 +28,7 @@ from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
 from orchestrator.frontdoor.auth import bearer, same_secret
 from orchestrator.frontdoor.desk import Desk, Entry
 from orchestrator.frontdoor.errors import FrontDoorError, PermissionDenied, Unauthenticated
-from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.frontdoor.hub import Connection, PlayerHub
 from orchestrator.frontdoor.schedule import Scheduler
 from rng_service.grpc_metrics import GrpcRequestMetrics
 from rng_service.serving import MetricsEndpoint
@@ -46,6 +46,8 @@ GATEWAY_SERVICE = gw.DESCRIPTOR.services_by_name["TableGateway"].full_name
 # The largest message a client may send: a config text of 64 KiB and change. Bigger ones are
 # refused by grpc itself (RESOURCE_EXHAUSTED) before they reach us.
 MAX_MESSAGE_BYTES = 80 * 1024
+# What a player asks of the orchestrator over his stream, decided by the desk, not the hub.
+DESK_REQUESTS = ("rebuy", "deal_answer")
 ACTION_OBJECTIVE_SECONDS = 0.05  # the 50 ms action round-trip objective (a histogram bucket)
 
 
@@ -132,7 +134,14 @@ def _info(desk: Desk, hub: PlayerHub, entry: Entry) -> pb.TournamentInfo:
         players=desk.players(entry),
         connected=hub.connected(entry.tournament_id),
         action_seconds=entry.config.action_seconds,
-        prize_pool=entry.registration.prize_pool,
+        # REG-1 before the start; after it the log's, late entries and GTD-1's overlay included
+        prize_pool=entry.model.prize_pool if entry.model.entries else entry.registration.prize_pool,
+        structure=entry.config.structure,
+        deal=entry.deal.message() if entry.deal is not None else None,
+        registration_open=desk.registration_open(entry),
+        bounty=entry.config.bounty,
+        bounty_kind=entry.config.knockout.kind if entry.config.knockout else "",
+        guarantee=entry.config.guarantee,
     )
 
 
@@ -187,7 +196,7 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
     async def RegisterPlayer(self, request: pb.PlayerRef, context: Context) -> pb.Registration:
         try:
             self._auth.operator(context)
-            token = self._desk.register(request.tournament_id, request.player)
+            token = await self._desk.enter(request.tournament_id, request.player)
         except FrontDoorError as exc:
             await _refuse(context, exc)
         return pb.Registration(
@@ -265,12 +274,17 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
         players = []
         for row in sorted(rows, key=lambda r: r["player"]):
             presence = self._hub.presence(entry.tournament_id, row["player"])
+            player = row["player"]
             players.append(
                 pb.PlayerStatus(
                     connected=presence.connected,
                     out=presence.out or "",
                     table=presence.table,
                     time_bank_seconds=presence.time_bank_seconds,
+                    bounty=entry.model.bounty_on.get(player, 0),  # KO-1, KO-2
+                    bounties_won=entry.model.bounties_won.get(player, 0),  # KO-3
+                    rebuys=entry.rebuys.get(player, 0),  # RB-3
+                    entries=entry.entries.get(player, 0),
                     **row,
                 )
             )
@@ -296,6 +310,12 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
             await _refuse(context, exc)
         return pb.AccountInfo(account=request.account, balance=balance)
 
+    async def ProposeDeal(self, request: pb.DealRequest, context: Context) -> pb.TournamentInfo:
+        return await self._run(  # type: ignore[no-any-return]
+            context,
+            lambda: self._desk.propose_deal(request.tournament_id, request.kind, request.leave),
+        )
+
 
 class PlayerServicer(pb_grpc.PlayerServiceServicer):
     def __init__(self, desk: Desk, hub: PlayerHub, auth: _Auth) -> None:
@@ -306,7 +326,7 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):
     async def Register(self, request: pb.RegisterRequest, context: Context) -> pb.Registration:
         try:
             credential = bearer(context.invocation_metadata())  # the account's
-            token = self._desk.register(
+            token = await self._desk.enter(
                 request.tournament_id, request.player, credential=credential
             )
         except FrontDoorError as exc:
@@ -351,11 +371,29 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):
     async def _read(self, requests: AsyncIterator[pb.PlayerMessage], connection: Any) -> None:
         try:
             async for message in requests:
-                self._hub.receive(connection, message)
+                if message.WhichOneof("kind") in DESK_REQUESTS:
+                    await self._ask_desk(connection, message)
+                else:
+                    self._hub.receive(connection, message)
         except (grpc.aio.AioRpcError, asyncio.CancelledError):
             pass
         finally:
             self._hub.disconnect(connection)  # the player closed their side: OUT-3
+
+    async def _ask_desk(self, connection: Connection, message: pb.PlayerMessage) -> None:
+        """A request the orchestrator decides, for the stream's own player (his token's: a
+        player never asks for another): RB-3's rebuy, DEAL-1's answer. A refusal is sent back
+        on the stream; nothing changed."""
+        tournament, player = connection.tournament, connection.player
+        try:
+            self._hub.admit(connection)
+            if message.WhichOneof("kind") == "rebuy":
+                await self._desk.request_rebuy(tournament, player)
+                connection.send(pb.ServerMessage(rebuy_accepted=pb.RebuyAccepted()))
+            else:
+                await self._desk.answer_deal(tournament, player, message.deal_answer.accept)
+        except FrontDoorError as exc:
+            self._hub.refuse(connection, exc)
 
 
 class GatewayServicer(gw_grpc.TableGatewayServicer):

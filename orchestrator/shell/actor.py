@@ -97,9 +97,11 @@ class Orchestrator:
         out_dir: str,
         tables: TableSettings,
         store: StoreSettings,
+        tickets: dict[str, int] | None = None,
     ) -> None:
         """`deposits`: the money (cents) each player, and each who may register late, brings
-        (`shell.simulation.entry_deposits` for bots)."""
+        (`shell.simulation.entry_deposits` for bots); `tickets`: the satellite tickets (cents)
+        the players who won one enter with (SAT-3)."""
         self._tournament_id = tournament_id
         self._settings = tables
         self._store_settings = store
@@ -133,6 +135,7 @@ class Orchestrator:
             players=tuple(players),
             deposits=dict(deposits),
             seed=seed,
+            tickets=dict(tickets or {}),
         )
         rebuilt = _patiently(lambda: rebuild_from_store(self._store, self._stream, given=opened))
         self._recovered = rebuilt is not None
@@ -526,12 +529,15 @@ class Orchestrator:
         await self._ready()
         await self._command(lambda *, now: self._tournament.cancel(reason, now=now))
 
-    async def register_late(self, player: str) -> None:
-        """REG-1 during late registration: the player (funded at the start) pays his entry
-        and takes a random seat; refused (the error raised here) once registration closed."""
+    async def register_late(self, player: str, deposit: int = 0) -> None:
+        """REG-1 during late registration: the player (funded at the start, or now with
+        `deposit` cents) pays his entry and takes a random seat; refused (the error raised
+        here) once registration closed."""
         await self._ready()
         rng = step_rng(self._seed, self._log.seq)
-        await self._command(lambda *, now: self._tournament.register_late(player, now=now, rng=rng))
+        await self._command(
+            lambda *, now: self._tournament.register_late(player, now=now, rng=rng, deposit=deposit)
+        )
 
     async def sanction(
         self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0

@@ -12,6 +12,7 @@ a run on from the store.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import random
@@ -19,7 +20,7 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -402,7 +403,10 @@ def run_tournament(
     options: RunOptions,
     *,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    tickets: Mapping[str, int] | None = None,
 ) -> RunSummary:
+    """Run `config` to its end with bots; `tickets`: players who won a seat in a satellite
+    (SAT-3) enter by their tickets, before the bots (`shell.satellite.run_satellite`)."""
     if options.ray_address is None:
         ask_for_token_auth()  # before Ray is imported
     from orchestrator.shell.actor import StoreSettings
@@ -412,11 +416,14 @@ def run_tournament(
     out = options.out
     prepare_folder(out, force=options.force)
     store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
-    players = [f"p{k:05d}" for k in range(1, config.players + 1)]
+    tickets = dict(tickets or {})
+    names = (f"p{k:05d}" for k in itertools.count(1))  # the bots, beside any ticket holders
+    players = [*tickets, *itertools.islice((n for n in names if n not in tickets), config.players)]
     # The bots bring the money for every entry they may take; the late ones register while
     # late registration is open, at hands drawn from the run's seed (logged when they do).
     late_bots = LateBots.draw(config, random.Random(f"{options.seed}:late"))
     deposits = entry_deposits(config, players + late_bot_names(config))
+    deposits.update(dict.fromkeys(tickets, 0))  # SAT-3: their ticket pays, not their cash
     tournament_id = f"{config.name}-{options.seed}"
     run_id = uuid.uuid4().hex[:12]
     stream = f"{tournament_id}/{run_id}"
@@ -429,6 +436,7 @@ def run_tournament(
         tournament_id=tournament_id,
         now=0.0,
         rng=random.Random(options.seed),
+        tickets=tickets,
     )
     cluster_context = (
         simulated_cluster(options.nodes)
@@ -471,6 +479,7 @@ def run_tournament(
             tables=settings,
             store=StoreSettings(url=store, run_id=run_id, epoch=guard.epoch),
             resources={HEAD: 0.001} if cluster is not None else None,
+            tickets=tickets,
         )
         orchestrator.start().get()
         if control is not None:

@@ -87,9 +87,11 @@ class OrchestratorHandle:
         tables: TableSettings,
         store: StoreSettings,
         resources: dict[str, float] | None = None,
+        tickets: dict[str, int] | None = None,
     ) -> OrchestratorHandle:
         """Create the tournament's orchestrator: `deposits` the cents each player (and each
-        who may register late) brings, `resources` where it may run."""
+        who may register late) brings, `tickets` the satellite tickets some enter with (SAT-3),
+        `resources` where it may run."""
         from orchestrator.shell.actor import OrchestratorActor
 
         placement = {"resources": resources} if resources else {}
@@ -107,6 +109,7 @@ class OrchestratorHandle:
             out_dir=out_dir,
             tables=tables,
             store=store,
+            tickets=tickets,
         )
         return cls(actor, tournament_id)
 
@@ -158,8 +161,8 @@ class OrchestratorHandle:
     def cancel(self, reason: str) -> Answer[None]:
         return self._ask("cancel", reason)
 
-    def register_late(self, player: str) -> Answer[None]:
-        return self._ask("register_late", player)
+    def register_late(self, player: str, deposit: int = 0) -> Answer[None]:
+        return self._ask("register_late", player, deposit)
 
     def sanction(
         self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0

@@ -16,6 +16,7 @@ from orchestrator.core.events import (
     PhaseStarted,
     PlayerReentered,
     PlayStarted,
+    SatelliteFinished,
     TableOpened,
     TablePolled,
     TournamentCancelled,
@@ -108,6 +109,9 @@ class Balanced(Check):
         match e:
             case TournamentCancelled():  # CRASH-2: tables close at their boundary, no moves
                 self._end_of_step(tally.model)
+                self.active = False
+            case SatelliteFinished():  # SAT-2: play stopped in this step; nobody moves
+                self.boundary = None
                 self.active = False
             case HandFinished():
                 self.boundary = record

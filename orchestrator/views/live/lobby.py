@@ -21,6 +21,9 @@ from orchestrator.core.events import (
     Addon,
     BountyWon,
     BreakStarted,
+    DealAnswered,
+    DealPaid,
+    DealProposed,
     Event,
     EventRecord,
     FinalTable,
@@ -37,6 +40,7 @@ from orchestrator.core.events import (
     Rebuy,
     TableClosed,
     TableRestarted,
+    TicketAwarded,
     TournamentCancelled,
     TournamentFinished,
     TournamentPaused,
@@ -45,6 +49,7 @@ from orchestrator.core.events import (
 from orchestrator.core.levels import blind_level
 from orchestrator.core.payouts import prize_table
 from orchestrator.core.tda import TDA_PROCEDURE, break_order
+from orchestrator.views.amounts import money
 from orchestrator.views.read_model import ReadModel
 
 __all__ = ["Changes", "FeedItem", "Lobby", "ordinal"]
@@ -66,7 +71,7 @@ def ordinal(n: int) -> str:
 class FeedItem:
     seq: int
     ts: float
-    kind: str  # elimination, move, table, final, level, break, pause, finish, cancel, prize
+    kind: str  # elimination, move, table, final, level, break, pause, finish, cancel, prize, deal
     text: str
 
 
@@ -149,6 +154,10 @@ class Lobby:
     def payouts(self) -> list[int]:
         """The prize of each paid place (index 0 is first), as the core will award them."""
         m = self.model
+        rules = self.config.satellite
+        if rules is not None and m.prize_pool:  # SAT-1: the seats, then the cash remainder
+            seats, remainder = divmod(m.prize_pool, rules.seat_value)
+            return [rules.seat_value] * seats + ([remainder] if remainder else [])
         if m.prizes:
             return [m.prizes[p] for p in sorted(m.prizes)]
         if not m.prize_pool:
@@ -239,6 +248,7 @@ class Lobby:
             "hand_for_hand": m.hand_for_hand,
             "balancing": self.balancing(),
             "winner": m.winner,
+            "tickets": dict(m.tickets),  # SAT-3: the seats won, by player
             "cancelled": m.cancelled,
             "gap": m.gap,
         }
@@ -294,10 +304,24 @@ def _feed_text(event: Event) -> tuple[str, str] | None:
             return "pause", "the clock is paused"
         case TournamentResumed():
             return "pause", "the clock runs again"
+        case DealProposed():  # DEAL-1, DEAL-2: the proposal, player by player
+            shares = ", ".join(
+                f"{p} {money(a)}" for p, a in zip(event.players, event.amounts, strict=True)
+            )
+            left = f", {money(event.left)} left to play for" if event.left else ""
+            return "deal", f"{event.kind.replace('_', ' ')} deal proposed: {shares}{left}"
+        case DealAnswered():
+            answer = "accepts the deal" if event.accepted else "declines the deal: play resumes"
+            return "deal", f"{event.player} {answer}"
+        case DealPaid():  # DEAL-3
+            return "deal", f"the deal pays {event.player} {money(event.amount)}"
         case HandForHand(active=True):
             return "level", f"hand-for-hand play with {event.players} players left"
         case HandForHand():
             return "level", "hand-for-hand play ends: in the money"
+        case TicketAwarded():
+            to = f" to {event.target}" if event.target else ""
+            return "finish", f"{event.player} wins a seat{to} (place {event.place})"
         case TournamentFinished():
             return "finish", f"{event.winner} wins the tournament"
         case TournamentCancelled():

@@ -139,6 +139,7 @@ def run_figures(
         figures.places = [
             {"place": p["place"], "player": p["player"], "prize": p.get("prize", 0)}
             | ({"bounties": p["bounties"]} if "bounties" in p else {})  # KO-5: a knockout's
+            | ({"ticket": p["ticket"]} if "ticket" in p else {})  # SAT-3: a satellite's seats
             for p in results.get("places", [])
         ]
         figures.prize_pool = int(results.get("prize_pool", figures.prize_pool))
