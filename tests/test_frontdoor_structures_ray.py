@@ -28,6 +28,7 @@ from test_frontdoor_ray import (
     server,
     status_of,
 )
+from wallets import BALANCE, bearer, wallet
 
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
@@ -46,6 +47,13 @@ def config_text(name: str, *, length: int, blinds: str, extra: str = "", **tourn
     lines = ["[tournament]"] + [f"{k} = {json.dumps(v)}" for k, v in fields.items()]
     lines += ["[levels]", 'unit = "hands"', f"length = {length}", f"blinds = {blinds}"]
     return "\n".join(lines) + "\n" + extra
+
+
+async def credential_of(
+    channel: grpc.aio.Channel, server: Server, player: str
+) -> tuple[tuple[str, str], ...]:
+    """The metadata of `player` registering himself: his wallet's credential (REG-1)."""
+    return bearer(await wallet(channel, server.target, OPERATOR, player))
 
 
 async def watch_to_end(operator: Any, tournament: str) -> list[Any]:
@@ -86,7 +94,9 @@ def test_so1_so5_a_shootout_of_remote_players_plays_to_its_winner(
                 extra=sections,
             )
             tournament = await create(channel, text)
-            fleet, records, stats = await bots(channel, tournament, names, ("strength",))
+            fleet, records, stats = await bots(
+                channel, server.target, tournament, names, ("strength",)
+            )
             tasks = [asyncio.create_task(p.run()) for p in fleet]
             await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in fleet)), 30)
             ref = pb.TournamentRef(tournament_id=tournament)
@@ -139,9 +149,12 @@ def test_rb3_rb4_a_rebuy_tournament_with_a_remote_rebuy_request(server: Server) 
                 extra="[rebuy]\nauto = false\nlevels = 2\nrebuys = 2\nthreshold = 100000\n",
             )
             tournament = await create(channel, text)
-            fleet, _, stats = await bots(channel, tournament, ["rb1", "rb2"], ("strength",))
+            fleet, _, stats = await bots(
+                channel, server.target, tournament, ["rb1", "rb2"], ("strength",)
+            )
             reply = await players.Register(
-                pb.RegisterRequest(tournament_id=tournament, player="ask")
+                pb.RegisterRequest(tournament_id=tournament, player="ask"),
+                metadata=await credential_of(channel, server, "ask"),
             )
             # He never answers: Out after his first time limit (OUT-1), his seat checks or
             # folds for him; he only asks for his rebuy.
@@ -238,7 +251,8 @@ def test_deal1_deal3_a_deal_proposed_with_mtt_ctl_is_accepted_by_every_remote_pl
             tokens = {}
             for name in names:
                 reply = await players.Register(
-                    pb.RegisterRequest(tournament_id=tournament, player=name)
+                    pb.RegisterRequest(tournament_id=tournament, player=name),
+                    metadata=await credential_of(channel, server, name),
                 )
                 tokens[name] = reply.token
             streams = {n: RawPlayer(channel, tokens[n], auto=True) for n in names}
@@ -354,13 +368,13 @@ def test_deal1_refused_outside_the_final_table_and_reg1_late_registration(server
                 starting_stack=100_000,
                 buy_in=1000,
                 late_registration_levels=1,
-                reentries=1,
             )
             tournament = await create(channel, text)
             streams = {}
             for name in ("la", "lb", "lc", "ld", "le", "lf", "lg"):
                 reply = await players.Register(
-                    pb.RegisterRequest(tournament_id=tournament, player=name)
+                    pb.RegisterRequest(tournament_id=tournament, player=name),
+                    metadata=await credential_of(channel, server, name),
                 )
                 streams[name] = RawPlayer(channel, reply.token, auto=True)
             ref = pb.TournamentRef(tournament_id=tournament)
@@ -372,14 +386,23 @@ def test_deal1_refused_outside_the_final_table_and_reg1_late_registration(server
             info = await operator.GetTournament(ref, metadata=OP)
             assert info.state == "running" and not info.HasField("deal")
             assert info.registration_open  # REG-1: late registration lasts level 1
-            late = await players.Register(pb.RegisterRequest(tournament_id=tournament, player="lz"))
+            late = await players.Register(
+                pb.RegisterRequest(tournament_id=tournament, player="lz"),
+                metadata=await credential_of(channel, server, "lz"),
+            )
             again = pb.RegisterRequest(tournament_id=tournament, player="la")
-            assert await status_of(players.Register(again)) == grpc.StatusCode.FAILED_PRECONDITION
+            as_la = await credential_of(channel, server, "la")
+            code = await status_of(players.Register(again, metadata=as_la))
+            assert code == grpc.StatusCode.FAILED_PRECONDITION
             newcomer = RawPlayer(channel, late.token, auto=True)
             hand = await newcomer.next("hand_started", timeout=60)
             assert "lz" in {s.player for s in hand.seats}
             info = await operator.GetTournament(ref, metadata=OP)
             assert "lz" in info.players and info.prize_pool == 8 * 1000
+            # REG-1: the late entry came out of lz's wallet; la's refused one was given back
+            for name in ("lz", "la"):
+                account = await operator.GetAccount(pb.AccountRef(account=name), metadata=OP)
+                assert account.balance == BALANCE - 1000, name
             await operator.CancelTournament(
                 pb.CancelRequest(tournament_id=tournament, reason="done"), metadata=OP
             )
@@ -393,11 +416,12 @@ def test_deal1_refused_outside_the_final_table_and_reg1_late_registration(server
     asyncio.run(play())
 
 
-def test_ko2_reg1_bounties_and_re_entries_of_remote_players(server: Server) -> None:
-    """A progressive knockout with late registration and re-entries: a player who pushes every
-    hand busts, re-enters by himself while late registration lasts (`chips_added` reentry, a
-    new entry), and everyone who knocks someone out is told what he won (`bounty_won`, KO-3)
-    and his own bounty now (KO-2); ListPlayers and the log agree on every bounty won."""
+def test_ko2_reg1_bounties_of_remote_players_and_no_re_entries(server: Server) -> None:
+    """A progressive knockout with late registration: a player who pushes every hand plays
+    it to the end without re-entering (re-entries are refused at the front door: the wallets
+    fund exactly the entries taken), and everyone who knocks someone out is told what he won
+    (`bounty_won`, KO-3) and his own bounty now (KO-2); ListPlayers and the log agree on every
+    bounty won."""
 
     async def play() -> tuple[str, list[Any], dict[str, list[Any]], Any]:
         async with grpc.aio.insecure_channel(server.target) as channel:
@@ -411,13 +435,20 @@ def test_ko2_reg1_bounties_and_re_entries_of_remote_players(server: Server) -> N
                 starting_stack=1000,
                 buy_in=1000,
                 late_registration_levels=2,
-                reentries=1,
                 extra='[knockout]\nkind = "progressive"\nbounty = 400\n',
             )
+            refused = pb.CreateTournamentRequest(
+                config_toml=text.replace("[levels]", "reentries = 1\n[levels]", 1)
+            )
+            code = await status_of(operator.CreateTournament(refused, metadata=OP))
+            assert code == grpc.StatusCode.INVALID_ARGUMENT  # reentries, named
             tournament = await create(channel, text)
-            fleet, records, stats = await bots(channel, tournament, ["st1", "st2"], ("station",))
+            fleet, records, stats = await bots(
+                channel, server.target, tournament, ["st1", "st2"], ("station",)
+            )
             reply = await players.Register(
-                pb.RegisterRequest(tournament_id=tournament, player="sh")
+                pb.RegisterRequest(tournament_id=tournament, player="sh"),
+                metadata=await credential_of(channel, server, "sh"),
             )
             shove = RawPlayer(channel, reply.token)
             tasks = [asyncio.create_task(p.run()) for p in fleet]
@@ -452,7 +483,8 @@ def test_ko2_reg1_bounties_and_re_entries_of_remote_players(server: Server) -> N
 
     tournament, events, told, listed = asyncio.run(play())
     reentered = [e["player"] for e in events if e["type"] == "player_reentered"]
-    assert "sh" in reentered  # he pushed every hand into two calling stations
+    assert reentered == []
+    assert any(e["type"] == "tournament_finished" for e in events)  # to the end, no re-entry
     for name, messages in told.items():
         added = [m.chips_added for m in messages if m.WhichOneof("kind") == "chips_added"]
         assert [a.kind for a in added] == ["reentry"] * reentered.count(name)
