@@ -24,6 +24,8 @@ from hypothesis import strategies as st
 
 from orchestrator.core import codec
 from orchestrator.core.events import Event, EventRecord
+from orchestrator.core.ledger import Ledger
+from orchestrator.core.ledger_records import posting_event
 from orchestrator.core.payouts import prize_table
 from orchestrator.core.play import open_registration
 from orchestrator.core.registration import Registration
@@ -192,3 +194,21 @@ def test_no_cent_is_created_or_lost_between_wallets_and_tournaments(
                 cashier.settle(tournament, logged)  # read again: repeats move nothing
             assert sum(accounts.balance(p) for p in PLAYERS) + in_play() == total
             assert all(accounts.balance(p) >= 0 for p in PLAYERS)
+
+
+def test_the_runs_payment_to_a_player_is_credited_to_his_wallet() -> None:
+    """PAY-1: a prize posted by the run's ledger (`player:<name>`, as the codec logs it) lands
+    in that player's wallet, once however often the log is read."""
+    with desk_in_memory() as (desk, accounts):
+        desk.create_account("ann", 0)
+        ledger = Ledger()
+        ledger.open_account("ann", 0, now=0.0)
+        ledger.open_account("bob", 500, now=0.0)
+        ledger.entry("bob", buy_in=500, fee=0, now=1.0)
+        posting = ledger.award_prize("ann", 500, now=2.0)
+        assert posting is not None
+        logged = records([posting_event(posting)])
+        cashier = Cashier(accounts)
+        assert cashier.settle("t1", logged) == 500
+        cashier.settle("t1", logged)
+        assert accounts.balance("ann") == 500

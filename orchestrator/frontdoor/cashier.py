@@ -33,7 +33,7 @@ from orchestrator.shell.store import Accounts
 
 __all__ = ["Cashier"]
 
-_PLAYER = str(player_account(""))  # "player:", how the log names a player's account
+_PLAYER = f"{player_account('').kind}:"  # "player:<name>", how the log names his account
 
 
 class Cashier:
