@@ -45,12 +45,14 @@ __all__ = [
     "BreakStarted",
     "ButtonAssigned",
     "ChipsRemoved",
+    "Day2Started",
     "DealAnswered",
     "DealPaid",
     "DealProposed",
     "Event",
     "EventRecord",
     "FinalTable",
+    "FlightBagged",
     "HandFinished",
     "HandForHand",
     "HandTiming",
@@ -82,6 +84,7 @@ __all__ = [
     "RollForwardPaid",
     "SanctionRescinded",
     "SideEventStarted",
+    "StackBagged",
     "TableActorLost",
     "TableClosed",
     "TableOpened",
@@ -393,3 +396,36 @@ class HandForHand(Event):
     EVENT_TYPE: ClassVar[str] = "hand_for_hand"
     active: bool
     players: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StackBagged(Event):
+    """FL-1: a Day 1 flight bagged; `player` is still in with `chips`, which go forward to
+    Day 2 unless he bags larger in another flight (FL-2)."""
+
+    EVENT_TYPE: ClassVar[str] = "stack_bagged"
+    player: str
+    chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FlightBagged(Event):
+    """FL-1: a Day 1 flight is over: `players` bagged `chips` in all at `level`; its `pool`
+    went to the event's Day 2 (its `ledger_posted` follows, `pool` to `event`)."""
+
+    EVENT_TYPE: ClassVar[str] = "flight_bagged"
+    players: int
+    chips: int
+    level: int
+    pool: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Day2Started(Event):
+    """FL-3: a Day 2 starts with the bags of the flights' `entries` entries, at `level`, its
+    prize pool every flight's `pool` (its `ledger_posted` follows, `event` to `pool`)."""
+
+    EVENT_TYPE: ClassVar[str] = "day2_started"
+    entries: int
+    pool: int
+    level: int

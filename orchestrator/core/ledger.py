@@ -31,6 +31,9 @@ The movements and their rules:
   and CRASH-1); `pay_bounty` pays a bounty from there: `won` by an eliminator (KO-3), or
   returned to the player holding it (the winner's own, KO-2; every player still in at a
   CRASH-2 cancellation, KO-5).
+- FL-3 `carry_to_day2`: a Day 1 flight that bagged hands its whole pool to the event's Day 2
+  (the `event` account); `receive_flights_pool`: Day 2's pool opens with every flight's, brought
+  under its ledger as the `event` account's opening and moved into the pool.
 - CRASH-2 `roll_forward`: a running tournament cancelled. Each player still in gets the fee of
   their live (latest) entry back from the operator; the pool not yet awarded, P, is split in
   two halves, the chip half `P // 2` and the equal half `P - P // 2`: each of the n players'
@@ -62,6 +65,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from orchestrator.core.ledger_records import (
     BOUNTIES,
+    EVENT,
     OPERATOR,
     POOL,
     Account,
@@ -184,8 +188,8 @@ class Ledger:
         for number, posting in enumerate(self._postings, start=1):
             if posting.number != number or posting.amount <= 0:
                 raise LedgerInvariantError(f"posting {number} is malformed: {posting}")
-            replay[posting.source] -= posting.amount
-            replay[posting.target] += posting.amount
+            replay[posting.source] = replay.get(posting.source, 0) - posting.amount
+            replay[posting.target] = replay.get(posting.target, 0) + posting.amount
         if replay != self._balances:
             raise LedgerInvariantError("the balances differ from the replayed postings")
         opened = sum(o.balance for o in self._openings)
@@ -305,6 +309,25 @@ class Ledger:
         (posting,) = self._commit([("", OPERATOR, POOL, overlay, Reason.OVERLAY)], now)
         return posting
 
+    def carry_to_day2(self, *, now: float) -> Posting | None:
+        """FL-3: a Day 1 flight bagged: its whole pool goes to the event's Day 2 (the `event`
+        account; None for an empty pool: nothing moves)."""
+        postings = self._commit([("", POOL, EVENT, self.pool, Reason.POOL_TO_DAY2)], now)
+        return postings[0] if postings else None
+
+    def receive_flights_pool(self, amount: int, *, now: float) -> Posting | None:
+        """FL-3: Day 2's pool is every flight's: brought under this ledger as the `event`
+        account's opening (as the operator's money for an overlay is), then into the pool."""
+        _cents(amount, "the flights' pool")
+        if any(o.account == EVENT for o in self._openings):
+            raise LedgerInvariantError("FL-3: the flights' pool was already received")
+        if not amount:
+            return None
+        self._balances[EVENT] = amount
+        self._openings.append(Opening(EVENT, amount, now))
+        (posting,) = self._commit([("", EVENT, POOL, amount, Reason.POOL_FROM_FLIGHTS)], now)
+        return posting
+
     def pay_bounty(self, player: str, amount: int, *, won: bool, now: float) -> Posting | None:
         """KO-5: the bounties pay `amount` to the player, `won` by eliminating (KO-3) or
         returned to him as its holder (None for 0: nothing moves)."""
@@ -401,7 +424,7 @@ class Ledger:
             if amount == 0:
                 continue
             for account in (source, target):
-                balances.setdefault(account, self._balances[account])
+                balances.setdefault(account, self._balances.get(account, 0))  # EVENT: FL-3
             balances[source] -= amount
             balances[target] += amount
             postings.append(

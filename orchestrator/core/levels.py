@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from orchestrator.core.config import BlindLevel, TournamentConfig
 
-__all__ = ["blind_level", "level_due"]
+__all__ = ["blind_level", "level_due", "level_fields"]
 
 
 def blind_level(config: TournamentConfig, level: int) -> BlindLevel:
@@ -48,3 +48,8 @@ def level_due(
     if config.level_unit == "minutes":
         return now - level_started_at >= 60 * config.level_length
     return hands_this_level >= config.level_length * max(1, tables_at_level_start)
+
+
+def level_fields(level: BlindLevel) -> dict[str, int]:
+    """A level's blinds as the fields of its `level_started` event."""
+    return {"small_blind": level.small_blind, "big_blind": level.big_blind, "ante": level.ante}

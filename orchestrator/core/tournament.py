@@ -20,9 +20,9 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from orchestrator.core.bagging import TournamentBagging, day2_opening
 from orchestrator.core.bounties import Bounties
-from orchestrator.core.clock import LevelClock
-from orchestrator.core.config import BlindLevel, TournamentConfig
+from orchestrator.core.config import TournamentConfig
 from orchestrator.core.directives import Directive, OpenTable, StartSideEvent, Step
 from orchestrator.core.events import (
     Event,
@@ -42,7 +42,7 @@ from orchestrator.core.final_deal import TournamentDeals
 from orchestrator.core.freezeout import FreezeOut
 from orchestrator.core.hand_for_hand import HandForHand
 from orchestrator.core.late import LateEntry
-from orchestrator.core.levels import blind_level
+from orchestrator.core.levels import blind_level, level_fields
 from orchestrator.core.pace import Pace, tables_named
 from orchestrator.core.places import Busted
 from orchestrator.core.play import Play, open_registration
@@ -59,7 +59,7 @@ __all__ = ["Directive", "OpenTable", "StartSideEvent", "Step", "Tournament"]
 
 
 @dataclass(slots=True, kw_only=True)
-class Tournament(TournamentQueries, TournamentDeals):
+class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
     config: TournamentConfig
     tournament_id: str
     started_at: float
@@ -85,9 +85,8 @@ class Tournament(TournamentQueries, TournamentDeals):
         now: float,
         rng: random.Random,
     ) -> tuple[Tournament, Step]:
-        """Registration (REG-1), SEAT-1 seating, HE-1 button draw per table, level 1.
-        `deposits` opens each player's account (cents): everyone who plays, and everyone who
-        may register late."""
+        """Registration (REG-1), SEAT-1 seating, HE-1 button draw per table, level 1 (a Day 2's
+        bags at its level: FL-3). `deposits` opens each player's account (cents)."""
         if len(set(players)) != len(players):
             raise ReportError("player names must be unique")
         seating: Seating
@@ -99,14 +98,15 @@ class Tournament(TournamentQueries, TournamentDeals):
             late = LateEntry(config, floor) if config.late_registration_levels else None
             seating = floor
         registration, registered = open_registration(config, players, deposits, tournament_id, now)
+        stacks, entries, clock = day2_opening(config, players, now=now)  # FL-3: a Day 2's bags
         play = Play(
             config=config,
             registration=registration,
-            stacks=dict.fromkeys(players, config.starting_stack),
-            entries=len(players),
+            stacks=stacks,
+            entries=entries,
             field_size=len(players),
             pace=Pace.of(config),
-            clock=LevelClock(level_started_at=now),
+            clock=clock,
         )
         play.clock.hold(at=now)  # START-1: the level starts when play does
         rebuys = Rebuys(config.rebuy) if config.rebuy is not None else None
@@ -134,7 +134,7 @@ class Tournament(TournamentQueries, TournamentDeals):
                 starting_stack=config.starting_stack,
             ),
             *(ko.committed() if ko else ()),  # KO-4: the mystery order's commitment
-            LevelStarted(level=1, **_level_fields(blind_level(config, 1))),
+            LevelStarted(level=clock.level, **level_fields(blind_level(config, clock.level))),
             *seating.opening(play, rng),
         ]
         return tournament, tournament._step(events)
@@ -142,8 +142,7 @@ class Tournament(TournamentQueries, TournamentDeals):
     # --- operator commands ----------------------------------------------------------------
 
     def pause(self, *, now: float) -> Step:
-        """Stop the clock. Tables finish the hand in progress (its report is applied as usual)
-        and then wait for the resume; the level in play does not run meanwhile."""
+        """Stop the clock: tables finish the hand in progress, then wait for the resume."""
         self._require_running("pause")
         self.play.clock.pause(now=now)
         self.play.clock.hold(at=now)
@@ -228,13 +227,14 @@ class Tournament(TournamentQueries, TournamentDeals):
         """A waiting table asks again. Holding 2+ players more than the shortest table, it first
         gives what FO-2 asks of it, as at any boundary; then it deals if it may (START-1,
         START-2, HALT-1, hand-for-hand), or, short of players, its idle boundary lets the floor
-        close it or fill it (CLOSE-1, BAL-1, FO-3). Only a poll that changes something is logged
-        (`table_polled` first, so a restarted orchestrator replays it)."""
+        close it or fill it (CLOSE-1, BAL-1, FO-3). Only a poll that changes something is logged."""
         state = self._require_table(table)
         if self.cancelled is not None or self.finished:  # logged: a restart closes it too
             return self._step([TablePolled(table=table)], self._close(table))
         if state.in_hand:
             return self._step([], TableDirective(table, state.issued))
+        if self._bag_due():  # FL-1: the flight is bagging
+            return self._bag_table(table, [TablePolled(table=table)], now)
         seats = self.seating.tables[table]
         big_blind = state.blinds.big_blind if state.blinds else min(seats)
         if len(seats) >= 2 and self.seating.owes_players(table):
@@ -263,8 +263,7 @@ class Tournament(TournamentQueries, TournamentDeals):
         return self._step(events, directive)
 
     def table_ready(self, table: int, *, now: float) -> Step:
-        """START-1: the table's actor answered its first call (the shell says so). Logged once
-        per table; play starts once every table is ready at its boundary."""
+        """START-1: the table's actor answered its first call (logged once per table)."""
         self._require_table(table)
         if self.finished or self.cancelled is not None or not self.play.pace.table_ready(table):
             return self._step([])
@@ -362,7 +361,9 @@ class Tournament(TournamentQueries, TournamentDeals):
         for p in report.players:  # SAN-2 penalties count down the hands sat out
             if p.seat in issued.sitting_out:
                 play.discipline.sat_out(p.player)
-        # STEP 4: the winner, if one player is left: every place still held is given.
+        # STEP 4: a flight bagging closes the table (FL-1); else one player left wins.
+        if self._bag_due():
+            return self._bag_table(table, events, now)
         if play.active_players == 1:
             for structure in self.structures:
                 events += structure.settle(play)
@@ -384,7 +385,9 @@ class Tournament(TournamentQueries, TournamentDeals):
             events += structure.table_done(play, table, closed=closed)
         # STEP 9: play starts again once every table is ready at its boundary (START-1).
         events += self._play_starts(now)
-        # STEP 10: this table's next hand, wait, or close.
+        # STEP 10: this table's next hand, wait, or close (a flight's bag level is over: FL-1).
+        if self._bag_due():
+            return self._bag_table(table, events, now)
         directive = self._close(table) if closed else self._next(table)
         state.last_directive = directive
         return self._step(events, directive)
@@ -447,7 +450,7 @@ class Tournament(TournamentQueries, TournamentDeals):
         events: list[Event] = [*breaks]
         for structure in self.structures:
             events += structure.level_starting(play, clock.level)
-        events.append(LevelStarted(level=clock.level, **_level_fields(self.level)))
+        events.append(LevelStarted(level=clock.level, **level_fields(self.level)))
         events += play.registration.level_started(clock.level, now=clock.level_started_at)
         return events
 
@@ -494,7 +497,3 @@ class Tournament(TournamentQueries, TournamentDeals):
             sits_out=play.discipline.sits_out,  # SAN-2: dealt in, check or fold
         )
         return TableDirective(table, next_hand)
-
-
-def _level_fields(level: BlindLevel) -> dict[str, int]:
-    return {"small_blind": level.small_blind, "big_blind": level.big_blind, "ante": level.ante}

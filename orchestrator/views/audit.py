@@ -203,6 +203,9 @@ _FIELDS: dict[str, dict[str, Kind]] = {
     "refund": {"player": str, "amount": int},
     "overlay_paid": {"guarantee": int, "entries_pool": int, "overlay": int},
     "deal_paid": {"player": str, "chips": int, "amount": int, "place": int},
+    "stack_bagged": {"player": str, "chips": int},
+    "flight_bagged": {"players": int, "chips": int, "pool": int},
+    "day2_started": {"entries": int, "pool": int},
 }
 _SEAT_FIELDS: dict[str, Kind] = {"player": str, "seat": int, "start": int, "end": int}
 
@@ -254,9 +257,11 @@ def audit_events(
             return v
     kinds = Counter(e["type"] for e in log)
     cancelled = kinds["tournament_cancelled"] > 0  # CRASH-2: no winner, the rest rolled forward
+    bagged = kinds["flight_bagged"] > 0  # FL-1: a Day 1 flight ends with bags, no winner
     for kind, allowed in (
         ("tournament_started", (1,)),
-        ("tournament_finished", (0,) if cancelled else (1,)),
+        ("tournament_finished", (0,) if cancelled or bagged else (1,)),
+        ("flight_bagged", (0, 1)),
         ("tournament_cancelled", (0, 1)),
         ("hand_for_hand", (0, 1, 2) if cancelled else (0, 2)),  # on, then off (ELIM-1)
     ):
@@ -268,7 +273,9 @@ def audit_events(
     rolled = {e["player"]: e["chips"] for e in log if e["type"] == "roll_forward_paid"}
     # DEAL-3: a deal that ended the tournament placed its players and left them their chips
     rolled |= {e["player"]: e["chips"] for e in log if e["type"] == "deal_paid" and e["place"]}
-    v += _final_table(log, cancelled)
+    # FL-1: a bagged flight's survivors hold no place and keep the chips of their last hand
+    rolled |= {e["player"]: e["chips"] for e in log if e["type"] == "stack_bagged"}
+    v += _final_table(log, cancelled or bagged)
     v += _places(log, field, winner, rolled)
     v += _chips(log, winner, rolled)
     v += _one_place(log)
@@ -590,9 +597,10 @@ def _money(
             v.append(Violation("GTD-1", _at(e), "the overlay is not the guarantee's shortfall"))
         if first_prize is not None and first_prize < e["seq"]:
             v.append(Violation("GTD-1", _at(e), "the overlay was paid after a prize"))
-    pool = sum(e["buy_in"] for e in registered) + overlay
+    pool = sum(e["buy_in"] for e in registered) + overlay + _flights_pool(log)
     fees = sum(e["fee"] for e in registered)
     prizes = sum(e["amount"] for e in log if e["type"] == "prize_awarded")
+    prizes += sum(e["pool"] for e in log if e["type"] == "flight_bagged")  # FL-3: to Day 2
     prizes += sum(
         e["equal_share"] + e["chip_share"] for e in log if e["type"] == "roll_forward_paid"
     )
@@ -610,6 +618,9 @@ def _money(
             balance[e["source"]] -= e["amount"]
             balance[e["target"]] += e["amount"]
     operator = fees - overlay  # GTD-1: the overlay came from the operator's own money
+    carried = sum(e["pool"] for e in log if e["type"] == "flight_bagged") - _flights_pool(log)
+    if balance["event"] != carried:  # FL-3: a flight's pool went to Day 2, Day 2's came from them
+        v.append(Violation("FL-3", "events.jsonl", f"{balance['event']} cents moved for Day 2"))
     if sum(balance.values()) != 0 or balance["pool"] != 0 or balance["operator"] != operator:
         v.append(
             Violation(
@@ -667,6 +678,11 @@ def _eliminators(log: Sequence[EventRecord]) -> list[Violation]:
                 )
             )
     return v
+
+
+def _flights_pool(log: Sequence[EventRecord]) -> int:
+    """FL-3: the pool a Day 2 received from its flights (0 for any other run)."""
+    return sum(e["pool"] for e in log if e["type"] == "day2_started")
 
 
 def _overlay(log: Sequence[EventRecord]) -> int:
@@ -929,9 +945,10 @@ def audit_results(log: Sequence[EventRecord], results: dict[str, Any]) -> list[V
                 )
             )
     registered = [e for e in log if e.get("type") == "player_registered"]
+    day2 = [e["entries"] for e in log if e.get("type") == "day2_started"]  # FL-3: all entries
     expected = {
-        "prize_pool": sum(e["buy_in"] for e in registered) + _overlay(log),
-        "players": len(registered),
+        "prize_pool": sum(e["buy_in"] for e in registered) + _overlay(log) + _flights_pool(log),
+        "players": day2[0] if day2 else len(registered),
         "hands": sum(e.get("type") == "hand_finished" for e in log),
     }
     for key, value in expected.items():
