@@ -19,7 +19,7 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -391,7 +391,10 @@ def run_tournament(
     options: RunOptions,
     *,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    players: Sequence[str] | None = None,
 ) -> RunSummary:
+    """One tournament of bots on Ray to its end; its players are p00001, p00002, ... unless
+    given (an event's flights and Day 2: `shell.event_run`)."""
     if options.ray_address is None:
         ask_for_token_auth()  # before Ray is imported
     from orchestrator.shell.actor import StoreSettings
@@ -401,7 +404,7 @@ def run_tournament(
     out = options.out
     prepare_folder(out, force=options.force)
     store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
-    players = [f"p{k:05d}" for k in range(1, config.players + 1)]
+    players = list(players or [f"p{k:05d}" for k in range(1, config.players + 1)])
     # The bots bring the money for every entry they may take; the late ones register while
     # late registration is open, at hands drawn from the run's seed (logged when they do).
     late_bots = LateBots.draw(config, random.Random(f"{options.seed}:late"))
