@@ -25,6 +25,7 @@ from orchestrator.core.flights import (
 )
 from orchestrator.errors import ConfigError
 from orchestrator.views.audit import audit_events, audit_results
+from orchestrator.views.read_model import ReadModel
 
 BUY_IN, FEE = 1000, 100
 
@@ -127,6 +128,10 @@ def test_fl1_a_flight_bags_at_its_share_and_carries_its_pool(seed: int) -> None:
     assert not [e for e in log if e["type"] in ("prize_awarded", "tournament_finished")]
     results = tournament.results(seconds=0.0)
     assert not audit_results(log, results)
+    model = ReadModel()
+    for record in log:
+        model.apply_record(record)
+    assert model.status == "bagged" and model.bagged == len(bags)  # the lobby's state
     flight = flight_result("1A", results)
     assert dict(flight.bags) == bags and sorted(flight.entries) == sorted(names)
     assert sorted(p for _, p in flight.places) == list(range(len(bags) + 1, 19))

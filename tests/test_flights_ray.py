@@ -54,3 +54,10 @@ def test_fl_an_event_of_three_flights_runs_from_mtt_run_to_one_winner(tmp_path: 
     audit = mtt("replay", str(out), timeout=600)
     assert audit.returncode == 0, audit.stdout[-4000:]
     assert "OK: 4 event(s)" in audit.stdout
+    report = mtt("report", str(out), timeout=600)
+    assert report.returncode == 0, report.stderr[-4000:]
+    page = (out / "report" / "report.html").read_text()
+    assert "Day 1 flights (FL-1)" in page and results["places"][0]["player"] in page
+    for day in ("flights/1A", "flights/1B", "flights/1C", "day2"):
+        assert (out / "report" / day / "report.html").is_file()
+    assert "bagged for Day 2" in (out / "report" / "flights/1A/report.html").read_text()

@@ -347,10 +347,11 @@ def _run_event(plan: EventPlan, args: argparse.Namespace) -> int:
         f"{len(summary.days)} days in {results['seconds']:.1f}s; prize pool "
         f"{results['prize_pool']}, {len(results['void'])} bags void (FL-2)"
     )
-    print(f"  {'results':<15} {args.out}/results.json")
-    for day, _ in summary.days:
-        folder = args.out / ("day2" if day == "day2" else f"flights/{day}")
-        print(f"  {day:<15} {folder}/  (mtt replay {args.out} audits every day)")
+    rows = [("results", f"{args.out}/results.json")]
+    rows += [(f"flight {day}", f"{args.out}/flights/{day}/") for day, _ in summary.days[:-1]]
+    rows += [("day 2", f"{args.out}/day2/"), ("audit", f"mtt replay {args.out}")]
+    rows += [("report", f"mtt report {args.out}  (writes {args.out}/report/report.html)")]
+    print("\n".join(f"  {name:<15} {where}" for name, where in rows))
     return 0
 
 

@@ -21,9 +21,11 @@ from orchestrator.core.events import (
     Addon,
     BountyWon,
     BreakStarted,
+    Day2Started,
     Event,
     EventRecord,
     FinalTable,
+    FlightBagged,
     HandForHand,
     HandVoided,
     LevelStarted,
@@ -298,6 +300,10 @@ def _feed_text(event: Event) -> tuple[str, str] | None:
             return "level", f"hand-for-hand play with {event.players} players left"
         case HandForHand():
             return "level", "hand-for-hand play ends: in the money"
+        case FlightBagged():  # FL-1
+            return "finish", f"the flight bags {event.players} players at level {event.level}"
+        case Day2Started():  # FL-3
+            return "level", f"day 2 starts at level {event.level}: {event.entries} entries' pool"
         case TournamentFinished():
             return "finish", f"{event.winner} wins the tournament"
         case TournamentCancelled():
