@@ -24,7 +24,7 @@ from orchestrator.core.flights import (
     flight_result,
 )
 from orchestrator.errors import ConfigError
-from orchestrator.views.audit import audit_events, audit_results
+from orchestrator.views.audit import audit_results
 from orchestrator.views.read_model import ReadModel
 
 BUY_IN, FEE = 1000, 100
@@ -173,7 +173,7 @@ def play_event(event: EventPlan, seed: int) -> dict[str, Any]:
     start, void = day2_start(results)
     cfg = event.day2_config(start)
     tournament, log = run(cfg, seed, players=[p for p, _ in start.stacks])
-    assert not audit_events(log)
+    check_log(cfg, log)
     day2 = tournament.results(seconds=0.0)
     assert not audit_results(log, day2)
     seated = {e["player"]: e["stack"] for e in log if e["type"] == "player_seated"}

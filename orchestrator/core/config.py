@@ -166,6 +166,12 @@ class TournamentConfig:
         return self.buy_in - self.bounty
 
     @property
+    def registration_price(self) -> tuple[int, int]:
+        """What one entry pays at registration, (to the prize pool, to the operator) in cents:
+        nothing on a Day 2, whose players paid in their flights (FL-3)."""
+        return (self.prize_buy_in, self.fee) if self.day2 is None else (0, 0)
+
+    @property
     def bounty(self) -> int:
         """KO-1: the cents of each entry's buy-in that fund the bounties (0: no bounties)."""
         return self.knockout.bounty if self.knockout else 0

@@ -304,11 +304,11 @@ def open_registration(
     """Registration before the start (REG-1): an account with its deposit and a ranking for
     every player the caller funds (SKILL-3: new players start as Beginners), then every one of
     `players` pays his entry."""
-    paid = config.day2 is None  # FL-3: Day 2's players entered in their flights
+    buy_in, fee = config.registration_price  # FL-3: Day 2's players paid in their flights
     rules = RegistrationRules(
         tournament=tournament_id,
-        buy_in=config.prize_buy_in if paid else 0,
-        fee=config.fee if paid else 0,
+        buy_in=buy_in,
+        fee=fee,
         bounty=config.bounty,
         late_registration_levels=config.late_registration_levels,
         reentries=config.reentries,
