@@ -24,6 +24,7 @@ from orchestrator.core.flights import (
     flight_result,
 )
 from orchestrator.errors import ConfigError
+from orchestrator.shell.event_run import event_players
 from orchestrator.views.audit import audit_results
 from orchestrator.views.read_model import ReadModel
 
@@ -125,6 +126,10 @@ def test_fl1_a_flight_bags_at_its_share_and_carries_its_pool(seed: int) -> None:
     assert sum(bags.values()) == 18 * 1000  # every chip is in a bag
     (done,) = [e for e in log if e["type"] == "flight_bagged"]
     assert done["pool"] == 18 * BUY_IN and done["players"] == len(bags)
+    (due,) = [e for e in log if e["type"] == "flight_bagging"]  # logged once, when due
+    assert len(bags) <= due["players"] <= 4 and due["seq"] < done["seq"]
+    after = [e["table"] for e in log if e["type"] == "hand_finished" and e["seq"] > due["seq"]]
+    assert len(after) == len(set(after))  # each table plays out one hand at most, then closes
     assert not [e for e in log if e["type"] in ("prize_awarded", "tournament_finished")]
     results = tournament.results(seconds=0.0)
     assert not audit_results(log, results)
@@ -157,18 +162,18 @@ def test_fl1_a_flight_bags_when_its_level_is_over() -> None:
 
 
 def play_event(event: EventPlan, seed: int) -> dict[str, Any]:
-    """Every flight, then Day 2, as `mtt run` of an event does, without Ray; the first
-    `multi_entries` players enter every flight."""
+    """Every flight, then Day 2, as `mtt run` of an event does (its bots, `event_players`),
+    without Ray."""
     results: list[FlightResult] = []
     hands = 0
-    counter = 0
-    multi = [f"m{k}" for k in range(event.multi_entries)]
-    for k, flight in enumerate(event.flights):
-        fresh = [f"p{counter + n}" for n in range(flight.players - len(multi))]
-        counter += len(fresh)
-        tournament, log = play_flight(event, k, multi + fresh, seed + k)
+    paid_in = commission = 0
+    for k, (flight, players) in enumerate(zip(event.flights, event_players(event), strict=True)):
+        tournament, log = play_flight(event, k, players, seed + k)
         check_log(tournament.config, log)
         hands += tournament.hands
+        entries = [e for e in log if e["type"] == "player_registered"]
+        paid_in += sum(e["buy_in"] + e["fee"] for e in entries)
+        commission += sum(e["fee"] for e in entries)
         results.append(flight_result(flight.name, tournament.results(seconds=0.0)))
     start, void = day2_start(results)
     cfg = event.day2_config(start)
@@ -178,6 +183,8 @@ def play_event(event: EventPlan, seed: int) -> dict[str, Any]:
     assert not audit_results(log, day2)
     seated = {e["player"]: e["stack"] for e in log if e["type"] == "player_seated"}
     assert seated == dict(start.stacks)  # FL-3: Day 2 chips are the bags that went forward
+    paid_out = sum(e["amount"] for e in log if e["type"] == "prize_awarded")
+    assert paid_in == commission + paid_out  # entries = pool + commission + overlay - paid
     return event_results(
         event.name, results, day2, void=void, hands=hands + tournament.hands, seconds=0.0
     )
@@ -197,6 +204,31 @@ def test_fl3_an_event_places_every_player_once_and_pays_its_pool_on_day2(seed: i
     assert sum(row["prize"] for row in results["places"]) == 54 * BUY_IN  # FL-3: all of it
     day2 = results["day2"]["players"]
     assert all(row["prize"] == 0 for row in results["places"] if row["place"] > day2)
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    st.lists(st.integers(6, 20), min_size=1, max_size=3),
+    st.sampled_from([0.25, 0.4, 0.5]),
+    st.integers(0, 3),
+    st.integers(0, 1000),
+)
+def test_fl_random_events_balance_their_money_and_place_every_player(
+    sizes: list[int], share: float, multi: int, seed: int
+) -> None:
+    """Any plan the config accepts: the money balances over the event and the places are a
+    permutation of the different players (`play_event` checks each day on the way)."""
+    data = plan_data(bag_at_share=share, multi_entries=multi if len(sizes) > 1 else 0)
+    data["flights"] = [{"name": f"1{'ABC'[k]}", "players": n} for k, n in enumerate(sizes)]
+    data["payouts"] = {"percent": [100]}
+    try:
+        event = parse_event(data)
+    except ConfigError:
+        return  # a plan refused (a Day 2 that cannot be seated) is not played
+    results = play_event(event, seed)
+    players = len({p for rows in event_players(event) for p in rows})
+    assert sorted(row["place"] for row in results["places"]) == list(range(1, players + 1))
+    assert sum(row["prize"] for row in results["places"]) == event.entries * BUY_IN
 
 
 # --- FL-2, FL-3 as properties ---------------------------------------------------------------

@@ -2,9 +2,9 @@
 
 A Day 1 flight (`config.bag`) plays until its bag is due: once `bag.players` or fewer are left,
 once level `bag.after_level` is over, or when one player is left (a flight has no winner). Both
-only grow more true as play goes on, so the state alone says whether it is due (a replay and a
-snapshot agree). From then every table closes at its boundary: the hands in play are played out,
-their busted placed by ELIM-1 within the flight; the last table to close bags the flight:
+only grow more true as play goes on, so the state alone says whether it is due. From then
+(`flight_bagging`, logged once) every table closes at its boundary: the hands in play are
+played out, their busted placed by ELIM-1 within the flight; the last table to close bags it:
 `stack_bagged` for everyone still in, the pool to the event's Day 2 (`flight_bagged`) and the
 registration ends. Nobody is paid: FL-3 keeps the money for Day 2.
 
@@ -20,7 +20,7 @@ from typing import Protocol
 from orchestrator.core.clock import LevelClock
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.directives import Step
-from orchestrator.core.events import Event, FlightBagged, StackBagged
+from orchestrator.core.events import Event, FlightBagged, FlightBagging, StackBagged
 from orchestrator.core.ledger_records import posting_event
 from orchestrator.core.play import Play
 from orchestrator.errors import ReportError
@@ -72,6 +72,10 @@ class TournamentBagging:
 
     def _bag_table(self: _Tournament, table: int, events: list[Event], now: float) -> Step:
         """FL-1: the flight is bagging: this table closes at its boundary; the last one bags."""
+        play = self.play
+        if not play.bagging:
+            play.bagging = True
+            events.append(FlightBagging(players=play.active_players, level=play.clock.level))
         directive = self._close(table)
         if not self.play.tables:
             events += TournamentBagging._bag_flight(self, now)

@@ -53,6 +53,7 @@ __all__ = [
     "EventRecord",
     "FinalTable",
     "FlightBagged",
+    "FlightBagging",
     "HandFinished",
     "HandForHand",
     "HandTiming",
@@ -406,6 +407,16 @@ class StackBagged(Event):
     EVENT_TYPE: ClassVar[str] = "stack_bagged"
     player: str
     chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FlightBagging(Event):
+    """FL-1: a Day 1 flight's bag is due with `players` left at `level`: no table deals again;
+    each plays out the hand in progress and closes at its boundary (nobody moves any more)."""
+
+    EVENT_TYPE: ClassVar[str] = "flight_bagging"
+    players: int
+    level: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

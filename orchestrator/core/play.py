@@ -60,6 +60,7 @@ class Play:
     ties: list[tuple[int, ...]] = field(default_factory=list)  # PAY-1: places that share
     deal_vote: DealVote | None = None  # DEAL-1: a deal proposed, waiting for every answer
     deal: Deal | None = None  # DEAL-3: the deal accepted; its players play on for `left`
+    bagging: bool = False  # FL-1: a flight's bag is due; its tables close at their boundary
     tables: dict[int, TableState] = field(default_factory=dict)
     side_queue: list[str] = field(default_factory=list)  # RB-6: eliminated, waiting to play
     side_events: int = 0

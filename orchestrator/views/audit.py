@@ -411,8 +411,8 @@ def _balanced(log: Sequence[EventRecord]) -> list[Violation]:
         kind, player = e["type"], str(e.get("player"))
         if _leads_a_step(e):
             end_of_step()
-        if kind == "tournament_cancelled":
-            break  # CRASH-2: tables close at their next boundary, nobody moves any more
+        if kind in ("tournament_cancelled", "flight_bagging"):
+            break  # CRASH-2, FL-1: tables close at their next boundary, nobody moves any more
         if kind in ("hand_finished", "table_polled"):
             boundary = e
             if kind == "hand_finished":

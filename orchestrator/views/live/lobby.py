@@ -26,6 +26,7 @@ from orchestrator.core.events import (
     EventRecord,
     FinalTable,
     FlightBagged,
+    FlightBagging,
     HandForHand,
     HandVoided,
     LevelStarted,
@@ -300,6 +301,8 @@ def _feed_text(event: Event) -> tuple[str, str] | None:
             return "level", f"hand-for-hand play with {event.players} players left"
         case HandForHand():
             return "level", "hand-for-hand play ends: in the money"
+        case FlightBagging():  # FL-1
+            return "level", f"the flight bags with {event.players} left: last hands"
         case FlightBagged():  # FL-1
             return "finish", f"the flight bags {event.players} players at level {event.level}"
         case Day2Started():  # FL-3
