@@ -5,6 +5,7 @@ in the event's results.json, and `mtt replay` of the event clean."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +62,11 @@ def test_fl_an_event_of_three_flights_runs_from_mtt_run_to_one_winner(tmp_path: 
     for day in ("flights/1A", "flights/1B", "flights/1C", "day2"):
         assert (out / "report" / day / "report.html").is_file()
     assert "bagged for Day 2" in (out / "report" / "flights/1A/report.html").read_text()
+    # The same command again carries on after the days already over: here Day 2 is played again.
+    (out / "results.json").unlink()
+    shutil.rmtree(out / "day2")
+    again = mtt("run", str(config), "--seed", "11", "--out", str(out), timeout=900)
+    assert again.returncode == 0, again.stderr[-4000:]
+    assert again.stdout.count("is over already") == 3
+    assert json.loads((out / "results.json").read_text())["flights"] == results["flights"]
+    assert mtt("replay", str(out), timeout=600).returncode == 0

@@ -84,6 +84,7 @@ def run_event(
             seed=options.seed + k,
             players=players,
             progress=progress,
+            say=say,
         )
         days.append((flight.name, day))
         flights.append(flight_result(flight.name, day.results))
@@ -102,6 +103,7 @@ def run_event(
         seed=options.seed + len(plan.flights),
         players=[player for player, _ in start.stacks],
         progress=progress,
+        say=say,
     )
     days.append(("day2", day2))
     results = event_results(
@@ -125,14 +127,23 @@ def _run_day(
     seed: int,
     players: list[str],
     progress: Callable[[dict[str, Any]], None] | None,
+    say: Callable[[str], None],
 ) -> RunSummary:
-    """One day of the event as a run of its own, in the event's store."""
-    day = run_tournament(
-        config,
-        replace(options, out=out, store=store, seed=seed),
-        progress=progress,
-        players=players,
-    )
+    """One day of the event as a run of its own, in the event's store; a day already played
+    to its end with this seed (its results.json, after `mtt resume` of an interrupted day) is
+    read back instead, so running the event's command again carries on after it."""
+    done = out / "results.json"
+    results = json.loads(done.read_text(encoding="utf-8")) if done.is_file() else {}
+    if results.get("tournament") == f"{config.name}-{seed}" and not options.force:
+        say(f"{config.name} is over already: read from {done}")
+        day = RunSummary(results, float(results["seconds"]), int(results["hands"]), [], 0.0)
+    else:
+        day = run_tournament(
+            config,
+            replace(options, out=out, store=store, seed=seed),
+            progress=progress,
+            players=players,
+        )
     if "cancelled" in day.results:
         raise TournamentStateError(f"{config.name} was cancelled ({day.results['cancelled']})")
     return day
