@@ -9,7 +9,7 @@ played out, their busted placed by ELIM-1 within the flight; the last table to c
 registration ends. Nobody is paid: FL-3 keeps the money for Day 2.
 
 A Day 2 (`config.day2`) starts with the bags as stacks, at the flights' level, its pool the
-flights' (`day2_opening`; the ledger's side is `core.play.open_registration`).
+flights' (`opening_field`; the ledger's side is `core.play.open_registration`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from orchestrator.core.play import Play
 from orchestrator.errors import ReportError
 from table_worker.protocol import TableDirective
 
-__all__ = ["TournamentBagging", "day2_opening"]
+__all__ = ["TournamentBagging", "opening_field"]
 
 
 class _Tournament(Protocol):
@@ -38,7 +38,7 @@ class _Tournament(Protocol):
     def _step(self, events: list[Event], reply: TableDirective | None = None) -> Step: ...
 
 
-def day2_opening(
+def opening_field(
     config: TournamentConfig, players: Sequence[str], *, now: float
 ) -> tuple[dict[str, int], int, LevelClock]:
     """The stacks, the entries (the prize table's) and the clock a tournament starts with: the

@@ -186,7 +186,9 @@ def _shared_structure(structure: TournamentConfig) -> None:
 
 def _day2_seated(plan: EventPlan) -> None:
     """FL-3: every flight bags someone, Day 2 seats at least two, and the places paid fit in
-    the smallest field Day 2 is sure of (the money bubble falls on Day 2 only)."""
+    the field Day 2 is planned for (the money bubble falls on Day 2 only): each flight bagging
+    its share, every multi-entrant bagging in every flight. (A hand that busts several at the
+    bag leaves fewer; Day 2 then pays its whole pool over fewer places: `Play.prizes`.)"""
     if plan.bag_at_share is None:
         return  # bagging after a level: who is left is known only then
     for number, flight in enumerate(plan.flights, start=1):

@@ -20,7 +20,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from orchestrator.core.bagging import TournamentBagging, day2_opening
+from orchestrator.core.bagging import TournamentBagging, opening_field
 from orchestrator.core.bounties import Bounties
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.directives import Directive, OpenTable, StartSideEvent, Step
@@ -98,7 +98,7 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
             late = LateEntry(config, floor) if config.late_registration_levels else None
             seating = floor
         registration, registered = open_registration(config, players, deposits, tournament_id, now)
-        stacks, entries, clock = day2_opening(config, players, now=now)  # FL-3: a Day 2's bags
+        stacks, entries, clock = opening_field(config, players, now=now)  # FL-3: a Day 2's bags
         play = Play(
             config=config,
             registration=registration,
