@@ -24,8 +24,9 @@ demo: setup
 
 # Servers the tests start themselves (redis-server), the headless browser the UI tests drive
 # (chromium, chromium-driver), Prometheus (with promtool), which checks the alert rules and
-# scrapes a real run (tests/test_deploy.py, tests/test_metrics_run.py), and openssl (the front
-# door's TLS test makes a certificate) come from the OS packages.
+# scrapes a real run (tests/test_deploy.py, tests/test_metrics_run.py), openssl (the front
+# door's TLS test makes a certificate) and tmux (the terminal tests/test_client_tmux.py types
+# into) come from the OS packages.
 system:
 	@command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 	@(command -v chromium && command -v chromedriver) >/dev/null || \
@@ -33,6 +34,7 @@ system:
 	@(command -v prometheus && command -v promtool) >/dev/null || \
 		(apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus)
 	@command -v openssl >/dev/null || (apt-get update -qq && apt-get install -y -qq openssl)
+	@command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux)
 
 test: lint system
 	$(PY) -m pytest -n 2 --dist loadgroup

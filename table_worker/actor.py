@@ -34,10 +34,6 @@ from table_worker.protocol import HandPlayer, HandReport, HandTiming, NextHand, 
 from table_worker.remote import GatewaySettings, RemoteSeats
 from table_worker.session import PlayedHand
 
-# A waiting table (short of players, hand-for-hand, paused) asks again after WAIT_SECONDS,
-# backing off to MAX_WAIT_SECONDS so a long pause costs the orchestrator little.
-WAIT_SECONDS = 0.02
-MAX_WAIT_SECONDS = 0.25
 DECK_WAIT_SECONDS = 30.0  # one wait for a deck; then the table says it waits, and waits on
 
 log = logging.getLogger(__name__)
@@ -85,15 +81,11 @@ class Table:
     def run(self, directive: TableDirective) -> int:
         """Play hands until the orchestrator closes the table; returns hands played."""
         self._running = True
-        wait = WAIT_SECONDS
         try:
             while not directive.close:
-                if directive.next_hand is None:
-                    time.sleep(wait)
-                    wait = min(2 * wait, MAX_WAIT_SECONDS)
+                if directive.next_hand is None:  # held until it may deal (a long poll)
                     directive = ray.get(self._orchestrator.poll.remote(self.table))
                     continue
-                wait = WAIT_SECONDS
                 report = self.play(directive.next_hand)
                 directive = ray.get(self._orchestrator.report_hand.remote(report))
         finally:
@@ -122,7 +114,7 @@ class Table:
         }
         remote = self._remote
         if remote is not None:
-            remote.hand_started(spec.hand, hand, names, level=spec.level)
+            remote.hand_started(spec.hand, hand, names, deck=served, level=spec.level)
         while (actor := hand.actor) is not None:
             legal = hand.legal_actions()
             if remote is None or actor in spec.sitting_out:
@@ -130,7 +122,7 @@ class Table:
             else:
                 self._act_remote(remote, spec.hand, hand, legal, names)
         if remote is not None:
-            remote.hand_ended(spec.hand, hand, names)
+            remote.hand_ended(spec.hand, hand, names, deck=served)
         played = PlayedHand(self.table, spec.hand, names, hand, deck=served)
         self.hands_played += 1
         finishing = hand.finishing_stacks()

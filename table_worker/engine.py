@@ -60,6 +60,8 @@ __all__ = [
     "HandSetup",
     "LegalActions",
     "Street",
+    "dealing_order",
+    "dealt_cards",
 ]
 
 # HE-5: a bet and three raises per street, as in common fixed-limit rules (and pokerkit).
@@ -115,6 +117,35 @@ class LegalActions(NamedTuple):
     @property
     def can_raise(self) -> bool:
         return self.min_raise_to is not None
+
+
+def dealing_order(seats: Sequence[int], button: int) -> list[int]:
+    """Indexes into `seats` in seat order, turned to start with the first seat left of the
+    button (HE-3: the first card goes there), which may be an empty seat (HE-9).
+
+    >>> dealing_order([5, 1, 3], button=3)
+    [0, 1, 2]
+    >>> dealing_order([5, 1, 3], button=5)
+    [1, 2, 0]
+    """
+    by_seat = sorted(range(len(seats)), key=seats.__getitem__)
+    up_to_button = sum(1 for k in by_seat if seats[k] <= button)
+    return by_seat[up_to_button:] + by_seat[:up_to_button]
+
+
+def dealt_cards(
+    cards: Sequence[int], players: int
+) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+    """What a deck deals to `players` seats in dealing order (HE-3): each one's two hole cards,
+    one card at a time round the table, and the five board cards (burn, flop, burn, turn,
+    burn, river). Anyone holding the deck can check the hand's cards with it.
+
+    >>> dealt_cards(range(52), 2)
+    (((0, 2), (1, 3)), (5, 6, 7, 9, 11))
+    """
+    base = 2 * players
+    hole = tuple(zip(cards[:players], cards[players:base], strict=True))
+    return hole, (*cards[base + 1 : base + 4], cards[base + 5], cards[base + 7])
 
 
 def _is_chips(value: object) -> bool:
@@ -184,10 +215,7 @@ class HandSetup:
             raise InvalidSetup("the small blind cannot exceed the big blind", rule="HE-2")
         if not _is_chips(self.button):
             raise InvalidSetup("the button is a seat number", rule="HE-8")
-        # Seat order, turned so it starts with the first seat after the button.
-        by_seat = sorted(range(len(seats)), key=seats.__getitem__)
-        up_to_button = sum(1 for k in by_seat if seats[k] <= self.button)
-        order = by_seat[up_to_button:] + by_seat[:up_to_button]
+        order = dealing_order(seats, self.button)
         ordered_seats = [seats[k] for k in order]
         if len(seats) == 2:
             expected = (ordered_seats[1], ordered_seats[0])
@@ -243,13 +271,7 @@ class Hand:
         self._needs_action = [False] * n
         # The bet level each player last acted at this street (-1: not yet), for HE-4 reopening.
         self._acted_level = [-1] * n
-        # HE-3: one card at a time from left of the button, then burn, three flop cards,
-        # burn, turn, burn, river.
-        self.hole: tuple[tuple[int, int], ...] = tuple(
-            zip(cards[:n], cards[n : 2 * n], strict=True)
-        )
-        base = 2 * n
-        self._board_cards = (*cards[base + 1 : base + 4], cards[base + 5], cards[base + 7])
+        self.hole, self._board_cards = dealt_cards(cards, n)  # HE-3
         self.board: tuple[int, ...] = ()
         self.events: list[HandEvent] = []
         self.street = Street.PREFLOP

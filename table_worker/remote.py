@@ -2,9 +2,11 @@
 
 The table stays synchronous: each call blocks the table's loop, which plays one decision at a
 time anyway. What leaves the table is only what every seat may see (`public_state`), plus each
-player's own hole cards at the start of a hand, addressed to that player alone; the deck, its
-salt and the cards still to come never leave. When the gateway cannot be reached the seat acts
-as a player who is Out (OUT-1, OUT-3: check, else fold) and the hand goes on.
+player's own hole cards at the start of a hand, addressed to that player alone, and the deck's
+commitment; the deck, its salt and the cards still to come leave only once the hand is over
+(`hand_ended`), so each player can check the deck against the commitment (DESIGN.md "Decks").
+When the gateway cannot be reached the seat acts as a player who is Out (OUT-1, OUT-3: check,
+else fold) and the hand goes on.
 
 A player's time bank (TB-1) is kept by the front door, which sees him at every table; the table
 only tells it the hand's level (banks refill by levels) and waits long enough for a full bank.
@@ -18,9 +20,11 @@ from dataclasses import dataclass, replace
 
 import grpc
 
+from rng_service.deck import ServedDeck
 from table_worker._proto import gateway_pb2 as pb
 from table_worker._proto import gateway_pb2_grpc as pb_grpc
 from table_worker.engine import Decision, DecisionKind, Hand, LegalActions
+from table_worker.errors import IllegalAction
 from table_worker.events import (
     BetOrRaised,
     BoardDealt,
@@ -170,10 +174,17 @@ class RemoteSeats:
         return True
 
     def hand_started(
-        self, hand_number: int, hand: Hand, names: dict[int, str], *, level: int = 0
+        self,
+        hand_number: int,
+        hand: Hand,
+        names: dict[int, str],
+        *,
+        deck: ServedDeck,
+        level: int = 0,
     ) -> None:
-        """Tell the gateway a hand starts: its seats, each seat's own hole cards, and its
-        blind level (`level`; 0: not known, the players' banks do not refill, TB-1)."""
+        """Tell the gateway a hand starts: its seats, each seat's own hole cards, the deck's
+        commitment (not the deck), and its blind level (`level`; 0: not known, the players'
+        banks do not refill, TB-1)."""
         setup = hand.setup
         request = pb.HandStart(
             tournament_id=self._tournament,
@@ -189,6 +200,7 @@ class RemoteSeats:
                 for s, stack in zip(hand.seats, hand.starting_stacks, strict=True)
             ],
             hole=[pb.SeatCards(seat=s, cards=hand.hole_cards(s)) for s in hand.seats],
+            deck_commitment=deck.commitment,
         )
         self._call("HandStarted", request, 5.0)
 
@@ -214,12 +226,19 @@ class RemoteSeats:
             return None
         return Decision(_KINDS[reply.kind], reply.amount)
 
-    def hand_ended(self, hand_number: int, hand: Hand, names: dict[int, str]) -> None:
+    def hand_ended(
+        self, hand_number: int, hand: Hand, names: dict[int, str], *, deck: ServedDeck
+    ) -> None:
+        """Tell the gateway the hand is over, revealing its deck and the commitment's salt."""
+        if hand.actor is not None:
+            raise IllegalAction(f"hand {hand_number} is still being played: its deck stays secret")
         request = pb.HandEnd(
             tournament_id=self._tournament,
             table=self._table,
             hand=hand_number,
             state=public_state(hand, names),
+            deck_cards=deck.cards,
+            deck_salt=deck.salt,
         )
         self._call("HandEnded", request, 5.0)
 

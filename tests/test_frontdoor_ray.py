@@ -23,6 +23,7 @@ from loadtest.fleet import BotPlayer, FleetStats
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
 from orchestrator.views.audit import read_hand_files
+from rng_service.commit import verify_commitment
 from table_worker._proto import gateway_pb2 as gw
 from table_worker._proto import gateway_pb2_grpc as gw_grpc
 from table_worker.bots import make_bot
@@ -136,9 +137,11 @@ def hand_truth(folder: Path) -> dict[tuple[int, int], dict[str, Any]]:
 
 def check_hidden_information(player: str, record: Recorded, truth: dict[Any, Any]) -> int:
     """Every card a player received is their own, on the board, or shown at showdown, and
-    another's hole cards come only in the result, after the showdown. Returns hands checked
-    (a hand voided by the cancellation has no history to check against: skipped)."""
+    another's hole cards come only in the result, after the showdown; the deck comes only with
+    the result too, and matches the commitment its hand started with (DESIGN.md "Decks").
+    Returns hands checked (a hand voided by the cancellation has no history: skipped)."""
     hands = 0
+    committed: dict[tuple[int, int], bytes] = {}
     for message in record.messages:
         kind = message.WhichOneof("kind")
         if kind == "resume":  # TB-1: the hand in progress, his own cards, its public state
@@ -156,6 +159,8 @@ def check_hidden_information(player: str, record: Recorded, truth: dict[Any, Any
             view = message.hand_started
             hand = truth[(view.table, view.hand)]
             assert list(view.hole_cards) == hand["holes"][player]
+            assert len(view.deck_commitment) == 32
+            committed[(view.table, view.hand)] = view.deck_commitment
             hands += 1
         elif kind == "action_request":
             prompt = message.action_request
@@ -174,6 +179,9 @@ def check_hidden_information(player: str, record: Recorded, truth: dict[Any, Any
             assert shown == hand["shown"]
             for action in result.actions:
                 assert not action.cards or action.kind in ("board", "show")
+            commitment = committed.get((result.table, result.hand))
+            if commitment is not None:
+                assert verify_commitment(result.deck_cards, result.deck_salt, commitment)
     return hands
 
 

@@ -21,6 +21,8 @@ from orchestrator.frontdoor.desk import Desk, DeskSettings
 from orchestrator.frontdoor.hub import PlayerHub
 from orchestrator.frontdoor.server import FrontDoorServer
 from orchestrator.shell.store import open_store
+from rng_service.commit import commitment
+from rng_service.deck import ServedDeck
 from table_worker._proto import gateway_pb2 as gw
 from table_worker.engine import Decision, DecisionKind, Hand, HandSetup
 from table_worker.remote import GatewaySettings, RemoteSeats
@@ -118,7 +120,10 @@ def heads_up() -> Hand:
         big_blind=20,
         ante=0,
     )
-    return Hand(setup, list(range(52)))
+    return Hand(setup, DECK.cards)
+
+
+DECK = ServedDeck(bytes(range(52)), 1, commitment(bytes(range(52)), bytes(32)), bytes(32))
 
 
 def test_tb1_out3_slow_player_uses_his_bank_disconnects_mid_hand_reconnects_and_acts(
@@ -164,7 +169,7 @@ def test_tb1_out3_slow_player_uses_his_bank_disconnects_mid_hand_reconnects_and_
                     assert hand.actor == 2 and decide() is None
                     hand.act(2, Decision(DecisionKind.CHECK_CALL))
 
-                await asyncio.to_thread(seats.hand_started, 1, hand, names, level=1)
+                await asyncio.to_thread(seats.hand_started, 1, hand, names, deck=DECK, level=1)
                 view = await ann.next("hand_started")
                 assert list(view.hole_cards) == list(hand.hole_cards(1))
 
@@ -215,6 +220,7 @@ def test_tb1_out3_slow_player_uses_his_bank_disconnects_mid_hand_reconnects_and_
                 assert resume.time_bank_seconds == pytest.approx(BANK - 5.0 - (3.0 - LIMIT))
                 assert (resume.hand.table, resume.hand.hand, resume.hand.your_seat) == (1, 1, 1)
                 assert list(resume.hand.hole_cards) == list(hand.hole_cards(1))
+                assert resume.hand.deck_commitment == DECK.commitment  # to check it after
                 assert resume.state.street == 1 and list(resume.state.board) == list(hand.board)
                 again = await ann.next("action_request")
                 assert again.request_id == second.request_id and again.seconds == 0.0

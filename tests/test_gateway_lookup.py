@@ -13,6 +13,7 @@ import grpc
 import pytest
 from conftest import free_port
 
+from rng_service.deck import ServedDeck
 from table_worker._proto import gateway_pb2 as pb
 from table_worker._proto import gateway_pb2_grpc as pb_grpc
 from table_worker.engine import Hand, HandSetup
@@ -86,7 +87,8 @@ def test_a_table_finds_the_gateway_where_a_restarted_front_door_published_it(
     seats = RemoteSeats(before, tournament_id="t", table=3, lookup=lookup)
     hand = a_hand()
     names = {1: "ann", 2: "bob"}
-    seats.hand_started(1, hand, names)
+    deck = ServedDeck(bytes(range(52)), 1, bytes(32), bytes(32))
+    seats.hand_started(1, hand, names, deck=deck)
     decision = seats.decide(1, hand, hand.legal_actions(), names)
     seats.close()
     assert servicer.calls == ["started", "action"] and decision is not None

@@ -16,7 +16,7 @@ import pytest
 
 from orchestrator.core.events import HandFinished, TableOpened
 from orchestrator.errors import HandConflict, RecoveryError
-from orchestrator.shell.eventlog import EventLog
+from orchestrator.shell.eventlog import EventLog, SnapshotPacer
 from orchestrator.shell.store import SqliteStore, Store, StoredHand
 from table_worker.protocol import HandPlayer
 
@@ -221,3 +221,44 @@ def test_mtt_bench_store_prints_both_paths_and_their_ratio(
     assert figures["backend"] == "sqlite" and figures["tables"] == 5
     assert figures["group_reports_per_s"] > 0 and figures["single_reports_per_s"] > 0
     assert figures["ratio"] > 0 and figures["group_reports_per_commit"] >= 1
+
+
+# --- snapshots paced by their cost ------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_snapshot_is_due_after_its_events_then_not_before_its_cost_over_the_duty() -> None:
+    clock = Clock()
+    pacer = SnapshotPacer(10, duty=0.05, clock=clock)
+    assert not pacer.staged(9)
+    assert pacer.staged(1)  # 10 events
+
+    def encode() -> bytes:
+        clock.now += 2.0  # a big field's snapshot: 2 s of the event loop
+        return b"state"
+
+    assert pacer.take(encode) == b"state"
+    assert (pacer.taken, pacer.seconds) == (1, 2.0)
+    clock.now = 100.0 + 39.0  # 2 s at 5%: none before 40 s after it began
+    assert not pacer.staged(1_000)
+    clock.now = 100.0 + 40.0
+    assert pacer.staged(1)  # the events kept counting meanwhile
+    assert not pacer.staged(1)  # the count starts again once one is due
+
+
+def test_cheap_snapshots_are_paced_by_their_events_alone() -> None:
+    clock = Clock()
+    pacer = SnapshotPacer(5, clock=clock)
+    due = 0
+    for _ in range(50):
+        if pacer.staged(1):
+            due += 1
+            pacer.take(lambda: b"")  # takes no time on this clock
+    assert due == 10

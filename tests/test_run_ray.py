@@ -3,18 +3,22 @@ from the real deck service, and leaves files that keep every contract."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from tournament_checks import check_log
 
 from orchestrator.core.config_toml import load_config, parse_config
-from orchestrator.shell.driver import RunOptions, run_tournament
+from orchestrator.shell.driver import LOCAL_RAY_VARIABLE, RunOptions, run_tournament
 from orchestrator.views.audit import (
     audit_hands,
     audit_hands_against_log,
@@ -85,30 +89,48 @@ def test_a_multi_table_tournament_runs_to_one_winner_on_ray(tmp_path: Path) -> N
     check_hands_replay_in_pokerkit(tmp_path, summary.hands)
 
 
-def test_mtt_run_command_from_an_example(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "orchestrator.cli.main",
-            "run",
-            str(ROOT / "examples/single-table-9.toml"),
-            "--seed",
-            "5",
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "wins single-table-9" in done.stdout
+def test_mtt_run_command_from_an_example_listening_on_127_0_0_1_only(tmp_path: Path) -> None:
+    """From a shell that does not set RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER, every process of the
+    run (the deck service, Ray's GCS, raylets and workers) listens on the loopback address
+    only: before, `mtt run` had imported Ray before defaulting it, and Ray bound the machine's
+    address."""
+    env = {k: v for k, v in os.environ.items() if k != LOCAL_RAY_VARIABLE}
+    command = [sys.executable, "-m", "orchestrator.cli.main", "run"]
+    out_dir = tmp_path / "run"
+    command += [str(ROOT / "examples/single-table-9.toml"), "--seed", "5", "--out", str(out_dir)]
+    listening: dict[str, set[str]] = {}  # process name -> addresses it listened on
+    with (tmp_path / "stdout").open("w+") as out, (tmp_path / "stderr").open("w+") as err:
+        run = subprocess.Popen(command, env=env, stdout=out, stderr=err)
+        while run.poll() is None:
+            for name, address in _listening(run.pid):
+                listening.setdefault(name, set()).add(address)
+            time.sleep(0.2)
+    stdout, stderr = ((tmp_path / name).read_text() for name in ("stdout", "stderr"))
+    assert run.returncode == 0, stderr
+    assert "gcs_server" in listening and "raylet" in listening  # seen while Ray was up
+    outside = {n: a for n, a in listening.items() if not a <= LOOPBACK}
+    assert not outside, f"listening beyond 127.0.0.1: {outside}"
+    assert "wins single-table-9" in stdout
     config = load_config(ROOT / "examples/single-table-9.toml")
-    check_log(config, read_events(tmp_path))
-    results = json.loads((tmp_path / "results.json").read_text())
-    check_hands_replay_in_pokerkit(tmp_path, results["hands"])
+    check_log(config, read_events(out_dir))
+    results = json.loads((out_dir / "results.json").read_text())
+    check_hands_replay_in_pokerkit(out_dir, results["hands"])
+
+
+LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
+
+
+def _listening(pid: int) -> list[tuple[str, str]]:
+    """(process name, address) of every socket the process and its children listen on."""
+    found = []
+    with contextlib.suppress(psutil.NoSuchProcess):
+        root = psutil.Process(pid)
+        for process in [root, *root.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+                for connection in process.net_connections(kind="inet"):
+                    if connection.status == psutil.CONN_LISTEN:
+                        found.append((process.name(), connection.laddr.ip))
+    return found
 
 
 def test_mtt_run_refuses_a_bad_config_clearly(tmp_path: Path) -> None:

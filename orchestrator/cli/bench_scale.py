@@ -9,6 +9,7 @@ import json
 import math
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,18 @@ def register(bench: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default="model",
         help="model: the calibrated fast hand model; engine: the real engine and bots (model)",
     )
+    scale.add_argument(
+        "--waits",
+        choices=("long", "backoff"),
+        default="long",
+        help="a waiting table: long: held until it may deal, as the actor does; backoff: the "
+        "old path, asking again after 20 ms doubling to 250 ms (long)",
+    )
+    scale.add_argument(
+        "--compare",
+        action="store_true",
+        help="run the field with both waits, one after the other, and print the ratio",
+    )
     scale.add_argument("--seed", type=int, default=1, help="RNG seed (1)")
     scale.add_argument(
         "--store",
@@ -113,8 +126,16 @@ def _bench_scale(args: argparse.Namespace) -> int:
         seed=args.seed,
         hand_seconds=args.hand_seconds,
         store_url=args.store,
+        waits=args.waits,
     )
-    print_figures(bench_scale(options), as_json=args.json)
+    if not args.compare:
+        print_figures(bench_scale(options), as_json=args.json)
+        return 0
+    long, backoff = (bench_scale(replace(options, waits=w)) for w in ("long", "backoff"))
+    ratio = round(long["reports_per_s"] / backoff["reports_per_s"], 2)
+    print_figures(
+        {"long": long, "backoff": backoff, "reports_per_s_ratio": ratio}, as_json=args.json
+    )
     return 0
 
 

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from orchestrator._proto import frontdoor_pb2 as pb
     from orchestrator.frontdoor.client import OperatorClient
 
-__all__ = ["CtlSettings", "connection_settings", "register"]
+__all__ = ["CtlSettings", "check_target", "connection_settings", "register"]
 
 TARGET_ENV = "MTT_TARGET"
 TLS_CA_ENV = "MTT_TLS_CA"
@@ -78,7 +78,7 @@ def connection_settings(args: argparse.Namespace, environ: Mapping[str, str]) ->
         ("target in the ctl config", file.get("target")),
     )
     source, target = next(((s, t) for s, t in given if t), ("", DEFAULT_TARGET))
-    _check_target(target, source)
+    check_target(target, source)
     if args.operator_credential_file is not None:
         credential = load_operator_credential(args.operator_credential_file, {})
     elif environ.get(OPERATOR_ENV, "").strip():
@@ -101,7 +101,7 @@ def connection_settings(args: argparse.Namespace, environ: Mapping[str, str]) ->
     return CtlSettings(target, credential, tls_ca)
 
 
-def _check_target(target: str, source: str) -> None:
+def check_target(target: str, source: str) -> None:
     """HOST:PORT with a port 1..65535 (grpc would wrap 99999 round to another port)."""
     from orchestrator.frontdoor.errors import InvalidRequest
 

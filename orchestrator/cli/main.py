@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from orchestrator.cli import bench_scale as bench_scale_cli
 from orchestrator.cli import bench_store as bench_store_cli
+from orchestrator.cli import client as client_cli
 from orchestrator.cli import competition as competition_cli
 from orchestrator.cli import ctl as ctl_cli
 from orchestrator.cli import loadtest as loadtest_cli
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     competition_cli.register(commands, bench)
     frontdoor_cli.register(commands)
     ctl_cli.register(commands)
+    client_cli.register(commands)
     loadtest_cli.register(commands)
     report_cli.register(commands, bench)
     _name_commands(parser)

@@ -99,5 +99,8 @@ class HandForHand(Structure):
     def holds_table(self, table: int) -> bool:
         return table in self._waiting
 
+    def holds_tables(self) -> bool:
+        return bool(self._waiting)
+
     def in_rounds(self) -> bool:
         return self._active

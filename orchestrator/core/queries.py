@@ -10,6 +10,7 @@ from orchestrator.core.clock import LevelClock
 from orchestrator.core.config import BlindLevel, TournamentConfig
 from orchestrator.core.levels import blind_level
 from orchestrator.core.play import Play
+from orchestrator.core.structures import Structure
 from orchestrator.core.tables import TableState
 
 __all__ = ["TournamentQueries"]
@@ -24,6 +25,8 @@ class TournamentQueries:
     play: Play
     hands: int
     cancelled: str | None
+    finished: bool
+    structures: tuple[Structure, ...]
 
     @property
     def stacks(self) -> Mapping[str, int]:
@@ -78,3 +81,31 @@ class TournamentQueries:
         results = self.play.results(tournament=self.tournament_id, hands=self.hands)
         results["seconds"] = round(seconds, 3)
         return results | ({} if self.cancelled is None else {"cancelled": self.cancelled})
+
+    # --- when a waiting table may deal (for the shells' long polls) ---------------------
+
+    def wake_mark(self) -> tuple[object, ...]:
+        """What the answer to every waiting table can turn on besides its own seats: play
+        started or stopped (START-1), the clock paused or a new level, a hand-for-hand round
+        ended, the tournament over (or a flight bagging: FL-1, every table closes). A shell
+        holding tables' polls asks them again when it changes."""
+        clock = self.play.clock
+        held = any(structure.holds_tables() for structure in self.structures)
+        over = self.finished or self.cancelled is not None or self.play.bagging
+        return (self.play.pace.playing, clock.paused, clock.level, held, over)
+
+    def release_at(self, table: int) -> int | None:
+        """START-2: a table at its boundary that waits only because it is more than `lead`
+        hands ahead deals once the slowest has played this many hands in the level; None when
+        it waits for anything else."""
+        pace = self.play.pace
+        if pace.lead is None or not pace.playing or table not in pace.pacing:
+            return None
+        if any(structure.in_rounds() for structure in self.structures):
+            return None
+        ahead = pace.hands[table] - pace.lead
+        return ahead if ahead > pace.slowest() else None
+
+    def slowest(self) -> int:
+        """START-2: the hands the slowest table has played in this level."""
+        return self.play.pace.slowest()

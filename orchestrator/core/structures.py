@@ -19,6 +19,7 @@ at fixed points, and each answers for its own rules; the defaults here do nothin
 - STEP 6 `seat_entrants`: the players entering again take their seats.
 - STEP 7 `level_starting`: the clock reached a new level.
 - STEP 8 `table_done`; STEP 9 `holds_table`: does the table wait (for a round)?
+  `holds_tables`: does it hold any?
 
 A seating is the structure that also owns the tables (`Seating`); a structure that needs them
 holds the seating from the start.
@@ -106,6 +107,10 @@ class Structure(Protocol):
         return []
 
     def holds_table(self, table: int) -> bool:
+        return False
+
+    def holds_tables(self) -> bool:
+        """Whether it holds any table now: when that ends, every held table may deal."""
         return False
 
     def in_rounds(self) -> bool:

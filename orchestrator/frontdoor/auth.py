@@ -20,6 +20,7 @@ __all__ = [
     "OPERATOR_ENV",
     "bearer",
     "load_operator_credential",
+    "load_player_token",
     "new_secret",
     "same_secret",
     "token_digest",
@@ -55,11 +56,7 @@ def bearer(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
 def load_operator_credential(file: str | None, environ: Mapping[str, str] = os.environ) -> str:
     """The operator credential from a file (first line) or, without one, $MTT_OPERATOR_TOKEN."""
     if file is not None:
-        try:
-            text = Path(file).read_text(encoding="utf-8").strip().splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InvalidRequest(f"cannot read the operator credential {file}: {exc}") from exc
-        credential = text[0].strip() if text else ""
+        credential = _first_line(file, "the operator credential")
         source = file
     else:
         credential = environ.get(OPERATOR_ENV, "").strip()
@@ -71,3 +68,20 @@ def load_operator_credential(file: str | None, environ: Mapping[str, str] = os.e
             f"{OPERATOR_ENV}"
         )
     return credential
+
+
+def load_player_token(file: str) -> str:
+    """A player's token from a file whose first line is the token, as Register returned it
+    (`mtt client --token FILE`)."""
+    token = _first_line(file, "the player token")
+    if not token:
+        raise InvalidRequest(f"the player token file {file} is empty: its first line is the token")
+    return token
+
+
+def _first_line(file: str, what: str) -> str:
+    try:
+        text = Path(file).read_text(encoding="utf-8").strip().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidRequest(f"cannot read {what} {file}: {exc}") from exc
+    return text[0].strip() if text else ""

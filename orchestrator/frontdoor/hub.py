@@ -19,6 +19,7 @@ and acts where he left off; if the clock runs out first, the table acts for him 
 
 What a player receives is built from what the table sent for everyone (public state) and the
 hole cards addressed to that player's seat alone (`hand_started`): nothing else reaches them.
+The deck's commitment comes with the hand's start; the deck and its salt only with its result.
 Everything runs on the server's event loop; no locks.
 """
 
@@ -337,6 +338,7 @@ class PlayerHub:
                 seats=start.seats,
                 your_seat=seat.seat,
                 hole_cards=holes.get(seat.seat, ()),  # this seat's own, no other
+                deck_commitment=start.deck_commitment,  # the deck fixed before the deal
             )
             if state.connection is None:
                 continue
@@ -397,6 +399,8 @@ class PlayerHub:
                     gw.SeatInfo(seat=s.seat, player=s.player, stack=s.stack)
                     for s in end.state.seats
                 ],
+                deck_cards=end.deck_cards,  # the hand is over: its deck can be checked
+                deck_salt=end.deck_salt,
             )
         )
         self._boards.pop((end.tournament_id, end.table), None)

@@ -35,6 +35,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -59,8 +60,9 @@ from orchestrator.errors import (
     TournamentExists,
     TournamentStateError,
 )
-from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.eventlog import SNAPSHOT_EVERY, EventLog, SnapshotPacer, event_time
 from orchestrator.shell.export import side_event_id, stream_name
+from orchestrator.shell.long_poll import LongPolls
 from orchestrator.shell.orchestrators import Answer, OrchestratorHandle, orchestrator_name
 from orchestrator.shell.recovery import rebuild_from_store
 from orchestrator.shell.simulation import entry_deposits
@@ -79,7 +81,7 @@ class StoreSettings:
 
     url: str
     run_id: str
-    snapshot_every: int = 2000  # events between snapshots of the core
+    snapshot_every: int = SNAPSHOT_EVERY  # events between snapshots of the core
     epoch: str | None = None  # the store's when the run began: a store without it lost its data
 
 
@@ -106,6 +108,7 @@ class Orchestrator:
         self._out = Path(out_dir)
         self._side_events: list[Answer[dict[str, Any]]] = []  # their completions (RB-6)
         self._changed = asyncio.Event()  # a table's loop ended
+        self._polls = LongPolls()  # the waiting tables' polls, held until they may deal
         self._watchers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak refs
         self._fleet = TableFleet(tournament_id, tables)
         self._lost: dict[str, set[int]] = {}  # node -> tables restarted because it died
@@ -123,7 +126,7 @@ class Orchestrator:
             _patiently(lambda: self._store.check_epoch(store.epoch or ""))
         _patiently(self._take_lease)
         self._log = EventLog(self._store, self._stream)
-        self._since_snapshot = 0
+        self._snapshot_pace = SnapshotPacer(store.snapshot_every)
         opened = TournamentOpened(
             tournament=tournament_id,
             config=config,
@@ -352,15 +355,16 @@ class Orchestrator:
 
     def _stage(self, events: list[Event], now: float, hands: tuple[StoredHand, ...] = ()) -> None:
         """Queue a step's events and hands for the next group commit (no await: steps are
-        staged in the order they are decided); every `snapshot_every` events, a snapshot."""
+        staged in the order they are decided); a snapshot when one is due (`SnapshotPacer`:
+        every `snapshot_every` events, at most 5% of the time)."""
         if self._lease_lost:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
         self._log.stage(events, ts=now, hands=hands)
-        self._since_snapshot += len(events)
-        if self._snapshots and self._since_snapshot >= self._store_settings.snapshot_every:
-            self._since_snapshot = 0
+        tournament = self._tournament
+        self._polls.stepped(events, tournament.wake_mark(), tournament.slowest())
+        if self._snapshot_pace.staged(len(events)) and self._snapshots:
             # Taken when the loop next turns, a step boundary (no step awaits inside): the
-            # pickling runs while this step's batch is being written, not before its reply.
+            # encoding runs while this step's batch is being written, not before its reply.
             asyncio.get_running_loop().call_soon(self._take_snapshot)
 
     def _take_snapshot(self) -> None:
@@ -373,7 +377,7 @@ class Orchestrator:
         """The core's state as a snapshot; None, and no more snapshots, for state the snapshot
         codec cannot write (a bug, not fatal: the log alone rebuilds the tournament)."""
         try:
-            return snapshot(self._tournament)
+            return self._snapshot_pace.take(lambda: snapshot(self._tournament))
         except RecordError as exc:
             logging.getLogger(__name__).error("no more snapshots of %s: %s", self._stream, exc)
             self._snapshots = False
@@ -391,11 +395,8 @@ class Orchestrator:
         state = self._snapshot_state()
         if state is None:
             return
-        try:
-            self._store.save_snapshot(self._stream, self._log.seq, state)
-            self._since_snapshot = 0
-        except StoreUnavailable:
-            pass  # the next one tries again; the log alone is enough to rebuild
+        with contextlib.suppress(StoreUnavailable):  # the next one tries again; the log
+            self._store.save_snapshot(self._stream, self._log.seq, state)  # alone rebuilds
 
     _snapshots = True  # until the snapshot codec fails on the core's state
 
@@ -490,11 +491,23 @@ class Orchestrator:
         return step.reply
 
     async def poll(self, table: int) -> TableDirective:
+        """A waiting table asks again; answered when it may deal (a long poll, `LongPolls`),
+        or after `HOLD_SECONDS` with "wait" (it asks again)."""
         await self._ready()
-        now = event_time(time.time())
-        rng = step_rng(self._seed, self._log.seq)
-        step = _decide(lambda: self._tournament.poll(table, now=now, rng=rng))
-        await self._record(step, now)
+
+        def decide() -> Step:
+            now = event_time(time.time())
+            rng = step_rng(self._seed, self._log.seq)
+            step = _decide(lambda: self._tournament.poll(table, now=now, rng=rng))
+            self._stage(step.events, now)
+            return step
+
+        async def durable(step: Step) -> None:
+            await self._durable()
+            self._carry_out(step.directives)
+
+        release_at = partial(self._tournament.release_at, table)
+        step = await self._polls.poll(table, decide, durable, release_at)
         assert step.reply is not None
         return step.reply
 

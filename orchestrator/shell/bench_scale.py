@@ -46,10 +46,11 @@ from typing import Any, Protocol
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.directives import OpenTable, Step
 from orchestrator.core.events import HandFinished, TournamentOpened
-from orchestrator.core.replay import open_tournament, step_rng
+from orchestrator.core.replay import open_tournament, snapshot, step_rng
 from orchestrator.errors import ConfigError
 from orchestrator.shell.bench_store import durable_store
-from orchestrator.shell.eventlog import EventLog, event_time
+from orchestrator.shell.eventlog import SNAPSHOT_EVERY, EventLog, SnapshotPacer, event_time
+from orchestrator.shell.long_poll import LongPolls
 from orchestrator.shell.simulation import entry_deposits, late_bot_names
 from orchestrator.shell.store import StoredHand, open_store
 from table_worker.bots import Bot, SittingOut, make_bot, mix_pool, parse_mix, policy_for
@@ -73,8 +74,9 @@ __all__ = [
 FIELD_BOTS = "tag=70,lag=15,station=10,random=5"  # the field `mtt bench tournament` plays
 HAND_MODELS = ("model", "engine")
 PACES = ("flat", "online")
-# A waiting table asks again after WAIT_SECONDS, backing off to MAX_WAIT_SECONDS: the table
-# actor's values (`table_worker.actor`, not imported: it loads Ray).
+WAITS = ("long", "backoff")
+# The old path (`waits="backoff"`, before `LongPolls`): a waiting table asked again after
+# WAIT_SECONDS, backing off to MAX_WAIT_SECONDS, as the table actor did.
 WAIT_SECONDS = 0.02
 MAX_WAIT_SECONDS = 0.25
 
@@ -87,11 +89,14 @@ class ScaleOptions:
     hands: str = "model"
     seed: int = 1
     hand_seconds: float = 0.5  # online pace: a hand's median duration, in seconds
+    waits: str = "long"  # a waiting table: held until it may deal, or the old backoff
     store_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.pace not in PACES:
             raise ConfigError(f"pace is one of {PACES}, not {self.pace!r}")
+        if self.waits not in WAITS:
+            raise ConfigError(f"waits is one of {WAITS}, not {self.waits!r}")
         if self.hands not in HAND_MODELS:
             raise ConfigError(f"hands is one of {HAND_MODELS}, not {self.hands!r}")
         if not self.hand_seconds > 0:
@@ -250,6 +255,9 @@ class ScaleFigures:
     reports: int = 0
     polls: int = 0
     commits: int = 0
+    snapshots: int = 0
+    snapshot_seconds: float = 0.0  # the event loop held, all snapshots together
+    snapshot_bytes: int = 0  # the last one's
     hands: int = 0
     winner: str | None = None
     seconds: float = 0.0
@@ -275,6 +283,7 @@ def bench_scale(options: ScaleOptions, *, keep_log: bool = False) -> dict[str, A
         "config": config.name,
         "backend": options.backend,
         "pace": options.pace,
+        "waits": options.waits,
         "hands_model": options.hands,
         "tables": -(-config.players // config.max_per_table),
         "hands": figures.hands,
@@ -282,6 +291,9 @@ def bench_scale(options: ScaleOptions, *, keep_log: bool = False) -> dict[str, A
         "reports": figures.reports,
         "polls": figures.polls,
         "commits": figures.commits,
+        "snapshots": figures.snapshots,
+        "snapshot_seconds": round(figures.snapshot_seconds, 2),
+        "last_snapshot_mb": round(figures.snapshot_bytes / 2**20, 1),
         "reports_per_s": round(figures.reports / figures.seconds, 1),
         "core_p50_ms": _ms(figures.core_seconds, 0.50),
         "core_p99_ms": _ms(figures.core_seconds, 0.99),
@@ -322,26 +334,59 @@ async def _play(options: ScaleOptions, log: EventLog, keep_log: bool) -> ScaleFi
     pace_rng = random.Random(f"{seed}:pace")
     tasks: set[asyncio.Task[None]] = set()
 
+    polls = LongPolls()
+    snapshots = SnapshotPacer(SNAPSHOT_EVERY)
+
+    def take_snapshot() -> None:
+        state = snapshots.take(lambda: snapshot(tournament))
+        figures.snapshot_bytes = len(state)
+        log.offer_snapshot(log.seq, state)
+
+    def stage(decide: Callable[[float, random.Random], Step], report: HandReport | None) -> Step:
+        """A step as the actor takes it: decided and staged with no await."""
+        now = event_time(time.time())
+        step = decide(now, step_rng(seed, log.seq))
+        staged = log.stage(step.events, ts=now, hands=_history(report, step))
+        polls.stepped(step.events, tournament.wake_mark(), tournament.slowest())
+        if snapshots.staged(len(step.events)):  # as the actor: at the loop's next turn
+            asyncio.get_running_loop().call_soon(take_snapshot)
+        if keep_log:
+            figures.log += staged
+        return step
+
+    async def carry_out(step: Step) -> None:
+        """Once the step is durable: the tables it opens."""
+        await log.durable()
+        for directive in step.directives:
+            if isinstance(directive, OpenTable):
+                open_table(directive.first)
+
     async def record(
         decide: Callable[[float, random.Random], Step], report: HandReport | None = None
     ) -> Step:
-        """A step as the actor takes it: decided and staged with no await, then durable."""
-        now = event_time(time.time())
         began = time.perf_counter()
-        step = decide(now, step_rng(seed, log.seq))
+        step = stage(decide, report)
         decided = time.perf_counter()
-        staged = log.stage(step.events, ts=now, hands=_history(report, step))
-        await log.durable()
-        if keep_log:
-            figures.log += staged
+        await carry_out(step)
         if report is not None:
             figures.reports += 1
             figures.core_seconds.append(decided - began)
             figures.commit_seconds.append(time.perf_counter() - decided)
-        for directive in step.directives:
-            if isinstance(directive, OpenTable):
-                open_table(directive.first)
         return step
+
+    async def poll(number: int, wait: float) -> Step:
+        """A waiting table's poll: held until it may deal, as the actor holds it, or (the old
+        path) asked again after a sleep that backs off."""
+        figures.polls += 1
+        if options.waits == "long":
+            return await polls.poll(
+                number,
+                lambda: stage(lambda now, rng: tournament.poll(number, now=now, rng=rng), None),
+                carry_out,
+                partial(tournament.release_at, number),
+            )
+        await asyncio.sleep(wait)
+        return await record(lambda now, rng: tournament.poll(number, now=now, rng=rng))
 
     async def table(first: TableDirective) -> None:
         number = first.table
@@ -349,10 +394,8 @@ async def _play(options: ScaleOptions, log: EventLog, keep_log: bool) -> ScaleFi
         directive, wait = first, WAIT_SECONDS
         while not directive.close:
             if directive.next_hand is None:
-                await asyncio.sleep(wait)
+                step = await poll(number, wait)
                 wait = min(2 * wait, MAX_WAIT_SECONDS)
-                figures.polls += 1
-                step = await record(lambda now, rng: tournament.poll(number, now=now, rng=rng))
             else:
                 wait = WAIT_SECONDS
                 report = model.play(directive.next_hand)
@@ -382,6 +425,7 @@ async def _play(options: ScaleOptions, log: EventLog, keep_log: bool) -> ScaleFi
     figures.seconds = time.perf_counter() - started
     figures.hands = tournament.hands
     figures.commits = log.commits
+    figures.snapshots, figures.snapshot_seconds = snapshots.taken, snapshots.seconds
     if tournament.finished:
         figures.winner = next(iter(tournament.stacks))
     return figures

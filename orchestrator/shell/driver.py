@@ -115,11 +115,22 @@ class RunSummary:
     peak_memory_mb: float  # the most memory the run's processes held at once (system-wide)
 
 
+LOCAL_RAY_VARIABLE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # "0": Ray on 127.0.0.1 only
+
+
 def keep_ray_on_this_machine() -> None:
     """Before Ray starts here: with RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 every Ray process
     binds and connects on 127.0.0.1 only (DESIGN.md); otherwise Ray picks the machine's
-    address. Only a default: a pod that sets it (deploy/k8s) keeps its own value."""
-    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    address. Only a default: a pod that sets it (deploy/k8s) keeps its own value.
+
+    Ray reads the variable once, when `ray` is first imported; a command that imported it
+    before this call (`mtt run` does, through the actors' modules) would bind the machine's
+    address (seen: the GCS and raylets listening on every interface), so the value read then
+    is set again from the variable's."""
+    value = os.environ.setdefault(LOCAL_RAY_VARIABLE, "0")
+    constants = sys.modules.get("ray._private.ray_constants")
+    if constants is not None:
+        setattr(constants, "ENABLE_RAY_CLUSTER", value.lower() in ("true", "1"))  # noqa: B010
 
 
 def ask_for_token_auth() -> None:

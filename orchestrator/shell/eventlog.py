@@ -22,6 +22,11 @@ Followers (`since`) see a record only once it is durable. A snapshot handed to
 the log holds its seq: no step waits for it (on SQLite, whose file has one writer at a time, a
 batch that comes due meanwhile waits for the snapshot's transaction; on Redis they run side by
 side).
+
+Snapshots are paced (`SnapshotPacer`): taking one (the core's state encoded at a step boundary)
+holds the event loop, and a big field's takes seconds (about 0.9 KB a player), so one is taken
+after `every` events, and no sooner after the last than its duration divided by `duty`: taking
+them never costs more than that share of the orchestrator's time.
 """
 
 from __future__ import annotations
@@ -32,15 +37,18 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from orchestrator.core import codec
 from orchestrator.core.events import Event, HandFinished
 from orchestrator.errors import LogConflict, RecoveryError, StoreError, StoreUnavailable
 from orchestrator.shell.store import Store, StoredHand
 
-__all__ = ["EventLog", "event_time"]
+__all__ = ["SNAPSHOT_EVERY", "EventLog", "SnapshotPacer", "event_time"]
 
+_T = TypeVar("_T")
+
+SNAPSHOT_EVERY = 2000  # events between snapshots of the core, by default
 STORE_RETRY_SECONDS = 0.2
 STORE_OUTAGE_SECONDS = 120.0  # then the orchestrator gives up (and Ray restarts it)
 
@@ -292,3 +300,39 @@ class EventLog:
         if seq + 1 < oldest:
             return self._store.read(self._stream, after=seq, limit=limit)
         return [r for r in self._recent if r["seq"] > seq][:limit]
+
+
+class SnapshotPacer:
+    """When the next snapshot is due: after `every` events, and no sooner than the last one's
+    duration divided by `duty` since it began (`duty` 0.05: at most 5% of the time)."""
+
+    def __init__(
+        self, every: int, *, duty: float = 0.05, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._every = every
+        self._duty = duty
+        self._clock = clock
+        self._events = 0
+        self._not_before = clock()
+        self.taken = 0  # how many so far
+        self.seconds = 0.0  # spent taking them
+
+    def staged(self, events: int) -> bool:
+        """`events` more were staged: whether a snapshot is due now (then the count starts
+        again: the caller takes it)."""
+        self._events += events
+        if self._events < self._every or self._clock() < self._not_before:
+            return False
+        self._events = 0
+        return True
+
+    def take(self, encode: Callable[[], _T]) -> _T:
+        """Run `encode` (the snapshot) and time it: the next is due no sooner than its
+        duration over `duty` from now."""
+        began = self._clock()
+        state = encode()
+        ended = self._clock()
+        self._not_before = began + (ended - began) / self._duty
+        self.taken += 1
+        self.seconds += ended - began
+        return state

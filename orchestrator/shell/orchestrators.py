@@ -34,6 +34,9 @@ _T = TypeVar("_T")
 # new one. A death a restart cannot cure ends there: an error in its constructor (a store that
 # lost its data, a log that does not replay) is not restarted by Ray, and the run stops.
 RESTARTABLE: dict[str, Any] = {"lifetime": "detached", "max_restarts": -1, "max_task_retries": -1}
+# Every table may hold a poll (`shell.long_poll`) and the reports must still get in: far more
+# concurrent calls than Ray's default of 1,000 for an async actor.
+CONCURRENT_CALLS = 100_000
 
 
 def orchestrator_name(tournament_id: str) -> str:
@@ -91,7 +94,10 @@ class OrchestratorHandle:
 
         placement = {"resources": resources} if resources else {}
         actor = OrchestratorActor.options(
-            name=orchestrator_name(tournament_id), **RESTARTABLE, **placement
+            name=orchestrator_name(tournament_id),
+            max_concurrency=CONCURRENT_CALLS,
+            **RESTARTABLE,
+            **placement,
         ).remote(
             config,
             players,

@@ -136,6 +136,7 @@ class ReadModel:
     winner: str | None = None
     cancelled: str | None = None
     bagged: int | None = None  # FL-1: a Day 1 flight over, with this many bags
+    event_entries: int = 0  # FL-3: a Day 2's, every flight's entries (its payout table's)
     _touched: Touched = field(default_factory=Touched)
     _paid: dict[str, int] = field(default_factory=dict)  # player -> buy-in of his last entry
 
@@ -202,6 +203,7 @@ class ReadModel:
                 self.prize_pool += event.overlay
             case Day2Started():  # FL-3: the flights' pool, its players having paid there
                 self.prize_pool += event.pool
+                self.event_entries = event.entries
             case FlightBagged():  # FL-1: over; its pool (still shown) went to Day 2
                 self.bagged = event.players
                 self.pending_moves.clear()
