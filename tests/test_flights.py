@@ -142,6 +142,26 @@ def test_fl1_a_flight_bags_at_its_share_and_carries_its_pool(seed: int) -> None:
     assert sorted(p for _, p in flight.places) == list(range(len(bags) + 1, 19))
 
 
+def test_fl1_a_bagging_flight_wakes_every_waiting_table() -> None:
+    """The shell holds waiting tables' polls until the wake mark changes: bagging changes it,
+    so a table waiting on the others is asked again, and closes."""
+    seen: list[tuple[bool, bool, object]] = []
+
+    def watch(tournament: Any) -> bool:
+        seen.append((tournament.play.bagging, tournament.finished, tournament.wake_mark()[-1]))
+        return False  # never cancel: only look
+
+    event = plan(bag_at_share=0.5)  # 9 left: two tables still play when it bags
+    run(
+        event.flight_config(event.flights[0]),
+        4,
+        players=[f"a{k}" for k in range(18)],
+        cancel_when=watch,
+    )
+    assert any(bagging and not finished for bagging, finished, _ in seen)
+    assert all(over == (bagging or finished) for bagging, finished, over in seen)
+
+
 def test_fl1_a_flight_bags_when_its_level_is_over() -> None:
     data = plan_data(bag_at_level=2)
     del data["event"]["bag_at_share"]
