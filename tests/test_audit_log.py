@@ -8,9 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from test_registration import BUY_IN, FEE, make
 from test_tournament_core import config, run
 
+from orchestrator.core import codec
 from orchestrator.views.audit import Violation, audit_events, audit_results
+from orchestrator.views.audit.money import Money
+from orchestrator.views.audit.tally import Tally, decode_log
 
 Log = list[dict[str, Any]]
 
@@ -124,3 +128,30 @@ def test_a_place_given_twice_and_a_prize_paid_twice_are_named(
         f"events.jsonl: [REG-1] prizes add up to {pool + prize['amount']}, the pool is {pool}"
     ]
     assert {v.rule for v in audit_results(paid_twice, results)} == {"REG-1"}
+
+
+def test_reg2_an_unregistration_gives_the_fee_back_and_the_operator_keeps_the_charge() -> None:
+    """The ledger balances when a player unregistered (the operator holds the fees of the
+    entries still paid and the cancellation charge), and not when a charge is misstated."""
+    registration = make(cancellation_bp=1_000)
+    events = list(registration.open(now=1.0))
+    for player in ("ann", "bob", "cy"):
+        events += registration.register(player, now=2.0)
+    events += registration.unregister("bob", now=3.0)
+    log = [codec.record(e, seq=k, ts=3.0) for k, e in enumerate(events, start=1)]
+    held, expected = operator_cents(log)
+    assert held == expected == 2 * FEE + (BUY_IN + FEE) // 10
+    wrong = changed(log, "player_unregistered", lambda e: e.update(charge=e["charge"] + 1))
+    held, expected = operator_cents(wrong)
+    assert expected == held + 1
+
+
+def operator_cents(log: Log) -> tuple[int, int]:
+    """What the ledger's postings leave the operator, and what the money check expects him to
+    hold (the fees kept, less the overlay), over a log of registrations."""
+    money = Money(None, None)
+    tally = Tally()
+    for record in decode_log(log).records:
+        money.see(record, tally)
+        tally.add(record)
+    return money.balance["operator"], money.fees - money.refunded_fees - money.overlay

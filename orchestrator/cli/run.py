@@ -19,7 +19,8 @@ from orchestrator.core.config_toml import load_config
 from orchestrator.errors import ConfigError
 
 if TYPE_CHECKING:
-    from orchestrator.shell.driver import UiOptions
+    from orchestrator.core.config import TournamentConfig
+    from orchestrator.shell.driver import RunOptions, UiOptions
 
 
 def register(
@@ -48,6 +49,13 @@ def register(
         f"weighed alike (default {RUN_BOTS}); each player's is drawn from the seed",
     )
     run.add_argument("--out", type=Path, default=Path("out/run"), help="output folder")
+    run.add_argument(
+        "--target",
+        type=Path,
+        metavar="TARGET.toml",
+        help="a satellite's target tournament, instead of the one its [satellite] target "
+        "names (SAT-3: the ticket holders play it after the satellite, in OUT/target/)",
+    )
     run.add_argument(
         "--force",
         action="store_true",
@@ -258,6 +266,7 @@ def ui_options(args: argparse.Namespace) -> UiOptions | None:
 
 def _run(args: argparse.Namespace) -> int:
     from orchestrator.shell.driver import MetricsEndpoint, ProgressLine, RunOptions, run_tournament
+    from orchestrator.shell.satellite import load_target
 
     # A ConfigError (like every package error) is one line and exit 2: orchestrator.cli.main.
     plan = load_plan(args.config)
@@ -266,6 +275,7 @@ def _run(args: argparse.Namespace) -> int:
     config = plan
     if args.players is not None:
         config = config.with_players(args.players)
+    target = load_target(config, args.config, given=args.target)  # SAT-3: then its target
     ui = ui_options(args)
     if args.kill_node_after is not None and args.nodes < 2:
         raise ConfigError("--kill-node-after needs --nodes 2 or more")
@@ -289,6 +299,8 @@ def _run(args: argparse.Namespace) -> int:
         bots=args.bots,
         force=args.force,
     )
+    if target is not None:
+        return _run_satellite(config, target, options, args)
     try:
         summary = run_tournament(config, options, progress=ProgressLine(sys.stdout))
     except KeyboardInterrupt:
@@ -303,9 +315,13 @@ def _run(args: argparse.Namespace) -> int:
         print(_where(args.out))
         return 3
     winner = results["places"][0]
+    seats = results.get("satellite")  # SAT-2: a satellite without a target to play
     print(
-        f"\n{winner['player']} wins {config.name} after {summary.hands} hands in "
-        f"{summary.seconds:.1f}s; prize pool {results['prize_pool']}"
+        f"\n{seats['seats']} seats of {seats['seat_value']} cents won in {config.name}"
+        if seats
+        else f"\n{winner['player']} wins {config.name}",
+        f"after {summary.hands} hands in {summary.seconds:.1f}s; "
+        f"prize pool {results['prize_pool']}",
     )
     print(_where(args.out))
     _print_play_styles(args.out, args.bots, seed)
@@ -352,6 +368,46 @@ def _run_event(plan: EventPlan, args: argparse.Namespace) -> int:
     rows += [("day 2", f"{args.out}/day2/"), ("audit", f"mtt replay {args.out}")]
     rows += [("report", f"mtt report {args.out}  (writes {args.out}/report/report.html)")]
     print("\n".join(f"  {name:<15} {where}" for name, where in rows))
+    return 0
+
+
+def _run_satellite(
+    config: TournamentConfig,
+    target: TournamentConfig,
+    options: RunOptions,
+    args: argparse.Namespace,
+) -> int:
+    """SAT-1..SAT-3: the satellite to its seats, then its target with the ticket holders."""
+    from orchestrator.shell.driver import ProgressLine
+    from orchestrator.shell.satellite import run_satellite
+
+    try:
+        run = run_satellite(config, target, options, progress=ProgressLine(sys.stdout))
+    except KeyboardInterrupt:
+        print(f"\nstopped; the event logs so far are in {args.out}/", file=sys.stderr)
+        return 130
+    satellite = run.satellite.results
+    if "cancelled" in satellite or run.target is None:
+        print(f"\n{config.name} was cancelled: no seats, no target run")
+        print(_where(args.out))
+        return 3
+    seats = satellite["satellite"]
+    print(
+        f"{config.name}: {seats['seats']} seats of {seats['seat_value']} cents after "
+        f"{run.satellite.hands} hands in {run.satellite.seconds:.1f}s"
+    )
+    print(_where(args.out))
+    results = run.target.results
+    if "cancelled" in results:
+        print(f"\n{target.name} was cancelled ({results['cancelled']})")
+        print(_where(run.target_out))
+        return 3
+    winner = results["places"][0]
+    print(
+        f"\n{winner['player']} wins {target.name} after {run.target.hands} hands in "
+        f"{run.target.seconds:.1f}s; prize pool {results['prize_pool']}"
+    )
+    print(_where(run.target_out))
     return 0
 
 

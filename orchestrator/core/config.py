@@ -22,6 +22,7 @@ __all__ = [
     "Day2Start",
     "Phase",
     "RebuyRules",
+    "SatelliteRules",
     "SideEvents",
     "TournamentConfig",
 ]
@@ -88,6 +89,16 @@ class BountyRules:
                 f"knockout.mystery adds up to {sum(self.mystery)} cents, but {entries} entries "
                 f"of knockout.bounty {self.bounty} fund {self.bounty * entries}"
             )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SatelliteRules:
+    """SAT-1..SAT-3: the prize pool pays seats of `seat_value` cents (the target tournament's
+    entry, buy-in + fee); `target` names the target's config file, relative to the
+    satellite's own ("" when the operator registers the tickets elsewhere)."""
+
+    seat_value: int
+    target: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,6 +169,7 @@ class TournamentConfig:
     knockout: BountyRules | None = None  # KO-1..KO-5: its bounty is part of `buy_in`
     bag: BagRule | None = None  # FL-1: a Day 1 flight of a multi-day event
     day2: Day2Start | None = None  # FL-3: a Day 2, seated with the flights' bags
+    satellite: SatelliteRules | None = None  # SAT-1..SAT-3: the pool pays seats (tickets)
 
     @property
     def prize_buy_in(self) -> int:

@@ -78,6 +78,8 @@ cash_percent = 50         # progressive: the eliminator's cash share, 0..100; th
 mystery = [200000, 100000, 50000]  # mystery: the published amounts, adding up to
                           # bounty x players exactly (no late registration)
 mystery_from = "money"    # mystery: draws from the money on, or from this many players left
+
+[satellite]               # SAT-1..SAT-3: the pool pays seats; keys in `core.config_satellite`
 """
 
 from __future__ import annotations
@@ -101,24 +103,15 @@ from orchestrator.core.config_checks import choice as _choice
 from orchestrator.core.config_checks import unknown as _unknown
 from orchestrator.core.config_checks import whole as _whole
 from orchestrator.core.config_knockout import parse_knockout
+from orchestrator.core.config_satellite import parse_satellite
 from orchestrator.core.config_time_bank import TIME_BANK_KEYS, parse_time_bank
 from orchestrator.core.deals import BOT_RULES
 from orchestrator.errors import ConfigError
 
 __all__ = ["SKILL_LEVELS", "config_from_text", "load_config", "parse_config"]
 
-_SECTIONS = {
-    "tournament",
-    "levels",
-    "breaks",
-    "payouts",
-    "deal",
-    "rebuy",
-    "phases",
-    "shootout",
-    "side_events",
-    "knockout",
-}
+_SECTIONS = {"tournament", "levels", "breaks", "payouts", "deal", "rebuy", "phases", "shootout"}
+_SECTIONS |= {"side_events", "knockout", "satellite"}
 _TOURNAMENT_KEYS = {
     "name",
     "players",
@@ -221,6 +214,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         **parse_time_bank(tournament),
         halt_short_tables=_halt(tournament.get("halt_short_tables"), policy, structure),
         knockout=parse_knockout(data.get("knockout"), tournament, players),
+        satellite=parse_satellite(data, tournament),  # SAT-1 (its keys: `core.config_satellite`)
     )
 
 

@@ -8,7 +8,7 @@ reads and writes every subclass of `Event`). The log adds the envelope: `seq`, `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from orchestrator.core.config import TournamentConfig
@@ -33,6 +33,8 @@ from orchestrator.core.money_events import (
     RegistrationOpened,
     RollForwardPaid,
     SanctionRescinded,
+    SatelliteFinished,
+    TicketAwarded,
     TournamentCancelled,
     WarningIssued,
 )
@@ -84,6 +86,7 @@ __all__ = [
     "RegistrationOpened",
     "RollForwardPaid",
     "SanctionRescinded",
+    "SatelliteFinished",
     "SideEventStarted",
     "StackBagged",
     "TableActorLost",
@@ -92,6 +95,7 @@ __all__ = [
     "TablePolled",
     "TableReady",
     "TableRestarted",
+    "TicketAwarded",
     "TournamentCancelled",
     "TournamentFinished",
     "TournamentOpened",
@@ -105,7 +109,8 @@ __all__ = [
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentOpened(Event):
     """The log's first record: all the start was given (deposits in cents, the seed of every
-    step's RNG), so the log alone rebuilds the tournament (`core.replay.rebuild_from_log`)."""
+    step's RNG, the satellite tickets entries were paid with, SAT-3), so the log alone rebuilds
+    the tournament (`core.replay.rebuild_from_log`)."""
 
     EVENT_TYPE: ClassVar[str] = "tournament_opened"
     tournament: str
@@ -113,6 +118,7 @@ class TournamentOpened(Event):
     players: tuple[str, ...]
     deposits: dict[str, int]
     seed: int
+    tickets: dict[str, int] = field(default_factory=dict)  # SAT-3: entries paid by ticket
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -63,6 +63,8 @@ class TournamentDeals:
         """Raise the `DealError` that `propose_deal` would raise, or nothing."""
         self._require_running("propose a deal")
         play = self.play
+        if play.seats is not None:
+            raise DealError("DEAL-1: a satellite pays seats (SAT-1), not a deal")
         if play.deal_vote is not None:
             raise DealError("DEAL-1: a deal is already waiting for the players' answers")
         if play.deal is not None:

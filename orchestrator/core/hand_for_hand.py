@@ -6,6 +6,7 @@ played its hand of the round. Everyone busted in a round is placed when the roun
 complete, as if at one table: by chips at the hand's start, then by nearness to their own
 table's button. It happens once per tournament, and not while late registration is open: the
 field and so the money are not known yet, and late registration places its busted itself.
+In a satellite the money is its seats (SAT-2): hand-for-hand stops the field at N.
 """
 
 from __future__ import annotations
@@ -17,20 +18,34 @@ from orchestrator.core.events import Event
 from orchestrator.core.events import HandForHand as HandForHandEvent
 from orchestrator.core.places import Busted
 from orchestrator.core.play import Play
+from orchestrator.core.satellite import Seats
 from orchestrator.core.structures import Seating, Structure
 
 __all__ = ["HandForHand"]
 
 
 class HandForHand(Structure):
-    def __init__(self, config: TournamentConfig, seating: Seating) -> None:
-        self._threshold = config.hand_for_hand
+    def __init__(self, config: TournamentConfig, seating: Seating, threshold: int = 0) -> None:
+        self._threshold = threshold or config.hand_for_hand  # SAT-2 gives a satellite's
         self._seats_per_table = config.max_per_table
         self._seating = seating
         self._active = False
         self._done = False
         self._waiting: set[int] = set()  # tables done with this round
         self._busted: list[tuple[Busted, int, int, int]] = []  # (who, button, table, hand)
+
+    @classmethod
+    def of(
+        cls, config: TournamentConfig, seating: Seating, seats: Seats | None
+    ) -> HandForHand | None:
+        """The config's hand-for-hand, if any; a satellite's always (SAT-2: from its seats and
+        one table unless `hand_for_hand` says otherwise)."""
+        threshold = (
+            seats.hand_for_hand(config.hand_for_hand, config.max_per_table)
+            if seats
+            else config.hand_for_hand
+        )
+        return cls(config, seating, threshold) if threshold else None
 
     def holds_places(
         self, play: Play, out: Sequence[Busted], *, button: int, table: int, hand: int
@@ -72,7 +87,7 @@ class HandForHand(Structure):
         events: list[Event] = []
         if not self._active and (self._done or play.active_players > self._threshold):
             return events  # asked after every hand: the prizes and tables only when near
-        paid = play.paid_places
+        paid = play.seats.count if play.seats else play.paid_places  # SAT-2: the seat bubble
         playing = {t for t, seats in self._seating.tables.items() if len(seats) >= 2}
         if (
             not self._active

@@ -31,9 +31,13 @@ The movements and their rules:
   and CRASH-1); `pay_bounty` pays a bounty from there: `won` by an eliminator (KO-3), or
   returned to the player holding it (the winner's own, KO-2; every player still in at a
   CRASH-2 cancellation, KO-5).
-- FL-3 `carry_to_day2`: a Day 1 flight that bagged hands its whole pool to the event's Day 2
-  (the `event` account); `receive_flights_pool`: Day 2's pool opens with every flight's, brought
-  under its ledger as the `event` account's opening and moved into the pool.
+- FL-3 `carry_to_day2`: a bagged flight's whole pool goes to the `event` account (Day 2's);
+  `receive_flights_pool`: Day 2's pool opens with it (an opening of `event`, then the pool).
+- SAT-3 `award_ticket`: a satellite's pool pays a seat into the player's ticket account (an
+  asset of the player, apart from his cash). `open_ticket` brings a ticket won elsewhere under
+  the target's ledger (as `open_account` brings cash); `entry(..., ticket=True)` spends it as
+  the entry, the buy-in to the pool and the fee to the operator. REG-2 gives the ticket back;
+  CRASH-1 refunds it at face value, in cash, to the player's account.
 - CRASH-2 `roll_forward`: a running tournament cancelled. Each player still in gets the fee of
   their live (latest) entry back from the operator; the pool not yet awarded, P, is split in
   two halves, the chip half `P // 2` and the equal half `P - P // 2`: each of the n players'
@@ -61,7 +65,8 @@ refused operation raises a `LedgerError` and changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from orchestrator.core.ledger_records import (
     BOUNTIES,
@@ -79,7 +84,9 @@ from orchestrator.core.ledger_records import (
     RollForward,
     RollForwardShare,
     player_account,
+    ticket_account,
 )
+from orchestrator.core.ledger_split import roll_forward_split
 from orchestrator.errors import (
     AccountExistsError,
     InsufficientFundsError,
@@ -131,9 +138,7 @@ class Ledger:
         self._balances: dict[Account, int] = {POOL: 0, OPERATOR: 0, BOUNTIES: 0}
         self._openings: list[Opening] = []
         self._entries: list[EntryPaid] = []
-        self._entries_of: dict[
-            str, int
-        ] = {}  # player -> entries paid (a scan made starts quadratic)
+        self._entries_of: dict[str, int] = {}  # entries paid (a scan made starts quadratic)
         self._postings: list[Posting] = []
 
     # --- reading -------------------------------------------------------------------------
@@ -212,28 +217,79 @@ class Ledger:
         self._openings.append(Opening(player_account(player), balance, now))
 
     def entry(
-        self, player: str, *, buy_in: int, fee: int, now: float, bounty: int = 0
+        self,
+        player: str,
+        *,
+        buy_in: int,
+        fee: int,
+        now: float,
+        bounty: int = 0,
+        ticket: bool = False,
     ) -> tuple[Posting, ...]:
         """REG-1: the player pays `buy_in` to the pool, `bounty` to the bounties (KO-1) and
         `fee` to the operator (a re-entry is one more entry; RB-2 rebuys are inside the entry
-        and move no money)."""
+        and move no money). SAT-3: with `ticket`, a ticket of exactly that value pays it."""
         account = self._account(player)
         _cents(buy_in, "the buy-in")
         _cents(fee, "the fee")
         _cents(bounty, "the bounty")
+        reasons = (Reason.BUY_IN, Reason.BOUNTY, Reason.FEE)
+        if ticket:
+            account = ticket_account(player)
+            held, price = self._balances.get(account, 0), buy_in + bounty + fee
+            if held != price:
+                raise InsufficientFundsError(
+                    f"SAT-3: {player}'s ticket is worth {held}, the entry is {price}"
+                )
+            reasons = (Reason.TICKET_ENTRY, Reason.TICKET_ENTRY, Reason.TICKET_FEE)
         postings = self._commit(
             [
-                (player, account, POOL, buy_in, Reason.BUY_IN),
-                (player, account, BOUNTIES, bounty, Reason.BOUNTY),
-                (player, account, OPERATOR, fee, Reason.FEE),
+                (player, account, POOL, buy_in, reasons[0]),
+                (player, account, BOUNTIES, bounty, reasons[1]),
+                (player, account, OPERATOR, fee, reasons[2]),
             ],
             now,
         )
         number = self._entries_of[player] = self._entries_of.get(player, 0) + 1
         self._entries.append(
-            EntryPaid(player=player, number=number, buy_in=buy_in, fee=fee, bounty=bounty)
+            EntryPaid(
+                player=player, number=number, buy_in=buy_in, fee=fee, bounty=bounty, ticket=ticket
+            )
         )
         return postings
+
+    def open_ticket(self, player: str, value: int, *, now: float) -> None:
+        """SAT-3: bring a ticket `player` won in a satellite under this ledger (his account,
+        opened first, holds his cash; the ticket is held apart)."""
+        _cents(value, "a ticket")
+        account = ticket_account(player)
+        self._account(player)
+        if account in self._balances:
+            raise AccountExistsError(f"{player} already holds a ticket in this ledger")
+        self._balances[account] = value
+        self._openings.append(Opening(account, value, now))
+
+    def ticket_of(self, player: str) -> int:
+        """SAT-3: the value of the ticket(s) `player` holds in this ledger."""
+        return self._balances.get(ticket_account(player), 0)
+
+    @property
+    def tickets(self) -> int:
+        """SAT-3: what the ticket accounts hold (seats won, or tickets not spent yet)."""
+        return sum(b for a, b in self._balances.items() if a.kind == "ticket")
+
+    def award_ticket(self, player: str, value: int, *, now: float) -> Posting:
+        """SAT-3: the pool pays a satellite's seat into `player`'s ticket account."""
+        self._account(player)
+        if type(value) is not int or value <= 0:
+            raise InvalidAmountError(f"a ticket must be worth whole cents > 0, not {value!r}")
+        if self.pool < value:
+            raise InsufficientFundsError(f"SAT-3: the pool holds {self.pool}, a seat is {value}")
+        self._balances.setdefault(ticket_account(player), 0)
+        (posting,) = self._commit(
+            [(player, POOL, ticket_account(player), value, Reason.TICKET)], now
+        )
+        return posting
 
     def refund_entry(self, player: str, *, charge_bp: int = 0, now: float) -> EntryRefund:
         """REG-2: the live entry back, less the cancellation charge (to the operator)."""
@@ -241,11 +297,14 @@ class Ledger:
         _basis_points(charge_bp)
         index, entry = self._live(player)
         charge = cancellation_charge(entry.buy_in + entry.bounty + entry.fee, charge_bp)
+        back = (Reason.REFUND_BUY_IN, Reason.REFUND_BOUNTY, Reason.REFUND_FEE)
+        if entry.ticket:  # SAT-3: the ticket comes back whole, to be spent again
+            account, charge, back = ticket_account(player), 0, (Reason.REFUND_TICKET,) * 3
         postings = self._commit(
             [
-                (player, POOL, account, entry.buy_in, Reason.REFUND_BUY_IN),
-                (player, BOUNTIES, account, entry.bounty, Reason.REFUND_BOUNTY),
-                (player, OPERATOR, account, entry.fee, Reason.REFUND_FEE),
+                (player, POOL, account, entry.buy_in, back[0]),
+                (player, BOUNTIES, account, entry.bounty, back[1]),
+                (player, OPERATOR, account, entry.fee, back[2]),
                 (player, account, OPERATOR, charge, Reason.CANCELLATION_CHARGE),
             ],
             now,
@@ -259,7 +318,8 @@ class Ledger:
         )
 
     def refund_all(self, *, now: float) -> tuple[Posting, ...]:
-        """CRASH-1: every paid entry back in full, buy-in and fee, in the order paid."""
+        """CRASH-1: every paid entry back in full, buy-in and fee, in the order paid (SAT-3: a
+        ticket's entry at its face value, in cash to the player's account)."""
         moves: list[_Move] = []
         settled: dict[int, EntryStatus] = {}
         for index, entry in enumerate(self._entries):
@@ -362,7 +422,7 @@ class Ledger:
         equal_half = self.pool - chip_half
         # all stacks at zero (possible with pre-paid rebuys left): the chip half goes equally
         weights = dict(chips) if sum(chips.values()) else {p: 1 for p in order}
-        equal, by_chips = _split(equal_half, chip_half, weights, order)
+        equal, by_chips = roll_forward_split(equal_half, chip_half, weights, order)
         fee = {entry.player: entry.fee for entry in lives.values()}
         moves: list[_Move] = []
         for player in order:
@@ -403,15 +463,7 @@ class Ledger:
 
     def _settle(self, statuses: Mapping[int, EntryStatus]) -> None:
         for index, status in statuses.items():
-            entry = self._entries[index]
-            self._entries[index] = EntryPaid(
-                player=entry.player,
-                number=entry.number,
-                buy_in=entry.buy_in,
-                fee=entry.fee,
-                status=status,
-                bounty=entry.bounty,
-            )
+            self._entries[index] = replace(self._entries[index], status=status)
 
     def _commit(self, moves: Iterable[_Move], now: float) -> tuple[Posting, ...]:
         """Apply every move or none: zero moves are skipped (nothing moved), and an account
@@ -446,38 +498,3 @@ class Ledger:
         self._balances.update(balances)
         self._postings.extend(postings)
         return tuple(postings)
-
-
-def _split(
-    equal_half: int, chip_half: int, weights: Mapping[str, int], order: Sequence[str]
-) -> tuple[dict[str, int], dict[str, int]]:
-    """CRASH-2: each player's equal and chip shares. His total is his exact share (`equal_half /
-    n + chip_half * weight / total`) rounded down, plus one of the leftover cents for the
-    largest fractional remainders, equal remainders in `order` (the remainder rule). The total
-    is then split into its two parts so that each half pays out exactly.
-
-    >>> _split(4, 3, {"a": 1, "b": 1, "c": 1}, ["a", "b", "c"])
-    ({'a': 2, 'b': 1, 'c': 1}, {'a': 1, 'b': 1, 'c': 1})
-    >>> _split(10_500, 10_499, {"ann": 2, "bob": 1}, ["ann", "bob"])  # bob's .67 beats ann's .33
-    ({'ann': 5250, 'bob': 5250}, {'ann': 6999, 'bob': 3500})
-    """
-    n, total = len(order), sum(weights.values())
-    denominator = n * total
-    exact = {p: equal_half * total + chip_half * weights[p] * n for p in order}  # / denominator
-    shares = {p: exact[p] // denominator for p in order}
-    leftover = equal_half + chip_half - sum(shares.values())
-    rank = {p: k for k, p in enumerate(order)}
-    for player in sorted(order, key=lambda p: (-(exact[p] % denominator), rank[p]))[:leftover]:
-        shares[player] += 1
-    # The two parts: each at least its own share rounded down; the cents above that go to the
-    # equal half first, while it still owes some, the rest to the chip half.
-    equal = {p: equal_half // n for p in order}
-    by_chips = {p: chip_half * weights[p] // total for p in order}
-    owed = equal_half - sum(equal.values())
-    for player in order:
-        extra = shares[player] - equal[player] - by_chips[player]
-        to_equal = min(extra, owed)
-        equal[player] += to_equal
-        by_chips[player] += extra - to_equal
-        owed -= to_equal
-    return equal, by_chips

@@ -31,16 +31,17 @@ __all__ = [
     "RollForwardShare",
     "player_account",
     "posting_event",
+    "ticket_account",
 ]
 
 
 @dataclass(frozen=True, slots=True, order=True)
 class Account:
-    kind: Literal["player", "pool", "operator", "bounties", "event"]
+    kind: Literal["player", "pool", "operator", "bounties", "event", "ticket"]
     player: str = ""
 
     def __str__(self) -> str:
-        return f"player:{self.player}" if self.kind == "player" else self.kind
+        return f"{self.kind}:{self.player}" if self.player else self.kind
 
 
 POOL = Account("pool")
@@ -51,6 +52,11 @@ EVENT = Account("event")  # FL-3: a multi-day event's pool between its flights a
 
 def player_account(player: str) -> Account:
     return Account("player", player)
+
+
+def ticket_account(player: str) -> Account:
+    """SAT-3: the seats a player won in satellites, held as an asset of the player."""
+    return Account("ticket", player)
 
 
 class Reason(StrEnum):
@@ -76,6 +82,10 @@ class Reason(StrEnum):
     BOUNTY_RETURNED = "bounty_returned"
     POOL_TO_DAY2 = "pool_to_day2"
     POOL_FROM_FLIGHTS = "pool_from_flights"
+    TICKET = "ticket"
+    TICKET_ENTRY = "ticket_entry"
+    TICKET_FEE = "ticket_fee"
+    REFUND_TICKET = "refund_ticket"
 
     @property
     def rule(self) -> str:
@@ -103,6 +113,10 @@ _RULES = {
     Reason.BOUNTY_RETURNED: "KO-5",  # a bounty nobody won, to the player holding it
     Reason.POOL_TO_DAY2: "FL-3",  # a bagged flight's pool, to the event's Day 2
     Reason.POOL_FROM_FLIGHTS: "FL-3",  # Day 2's pool: every flight's
+    Reason.TICKET: "SAT-3",  # a satellite's seat, from its pool to the player's ticket account
+    Reason.TICKET_ENTRY: "SAT-3",  # a ticket spent as an entry: the buy-in to the pool...
+    Reason.TICKET_FEE: "SAT-3",  # ...and the fee to the operator
+    Reason.REFUND_TICKET: "SAT-3",  # REG-2 of a ticket's entry: the ticket back
 }
 
 
@@ -152,6 +166,7 @@ class EntryPaid:
     fee: int
     status: EntryStatus = EntryStatus.PAID
     bounty: int = 0  # KO-5: the entry's bounty part, held apart from the pool
+    ticket: bool = False  # SAT-3: paid with a ticket (from the player's ticket account)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -51,5 +51,5 @@ def level_due(
 
 
 def level_fields(level: BlindLevel) -> dict[str, int]:
-    """A level's blinds as the fields of its `level_started` event."""
+    """`level_started`'s blind fields."""
     return {"small_blind": level.small_blind, "big_blind": level.big_blind, "ante": level.ante}

@@ -28,6 +28,8 @@ __all__ = [
     "RegistrationOpened",
     "RollForwardPaid",
     "SanctionRescinded",
+    "SatelliteFinished",
+    "TicketAwarded",
     "TournamentCancelled",
     "WarningIssued",
 ]
@@ -69,7 +71,8 @@ class OverlayPaid(Event):
 class PlayerRegistered(Event):
     """REG-1: `entry` is 1 for the first entry, 2.. for re-entries; `buy_in` went to the prize
     pool (in a knockout, the rest of the entry's buy-in went to the bounties: its
-    `ledger_posted`), `fee` to the operator."""
+    `ledger_posted`), `fee` to the operator (SAT-3: a ticket's entry is the same, its
+    `ledger_posted` from the player's ticket account)."""
 
     EVENT_TYPE: ClassVar[str] = "player_registered"
     player: str
@@ -222,6 +225,38 @@ class MysteryBountiesRevealed(Event):
     EVENT_TYPE: ClassVar[str] = "mystery_bounties_revealed"
     order: tuple[int, ...]
     salt: str
+
+
+# --- satellites (SAT-1..SAT-3) -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TicketAwarded(Event):
+    """SAT-3: `player` took `place` (1..N) and won a seat: a ticket of `value` cents to the
+    `target` tournament, posted from the pool to his ticket account (its `ledger_posted`
+    follows). `chips`: his stack when play stopped (0 for a player busted into the seats in the
+    last hand-for-hand round, whose `player_eliminated` came first)."""
+
+    EVENT_TYPE: ClassVar[str] = "ticket_awarded"
+    player: str
+    place: int
+    value: int
+    chips: int
+    target: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SatelliteFinished(Event):
+    """SAT-1/SAT-2: play stopped with `seats` players holding tickets of `value` cents (the
+    `players`, best placed first); `remainder` cents went in cash to place `seats` + 1. It comes
+    right before `tournament_finished`, whose `winner` is the first of `players`."""
+
+    EVENT_TYPE: ClassVar[str] = "satellite_finished"
+    seats: int
+    value: int
+    remainder: int
+    players: tuple[str, ...]
+    target: str = ""
 
 
 # --- judges and sanctions (SAN-*) ---------------------------------------------------------

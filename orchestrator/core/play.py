@@ -30,8 +30,10 @@ from orchestrator.core.events import (
     PlayerEliminated,
     PlayerSeated,
     PrizeAwarded,
+    SatelliteFinished,
     SideEventStarted,
     TableOpened,
+    TicketAwarded,
 )
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.ledger_records import EVENT, Reason, posting_event
@@ -40,6 +42,7 @@ from orchestrator.core.payouts import prize_table, split_ties
 from orchestrator.core.places import Busted, button_distances, place_eliminated
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules
+from orchestrator.core.satellite import Seats
 from orchestrator.core.tables import TableState
 from table_worker.protocol import DECK_SIZE, HandPlayer, draw_for_button
 
@@ -61,6 +64,7 @@ class Play:
     deal_vote: DealVote | None = None  # DEAL-1: a deal proposed, waiting for every answer
     deal: Deal | None = None  # DEAL-3: the deal accepted; its players play on for `left`
     bagging: bool = False  # FL-1: a flight's bag is due; its tables close at their boundary
+    seats: Seats | None = None  # SAT-1: a satellite's seats, fixed at the start
     tables: dict[int, TableState] = field(default_factory=dict)
     side_queue: list[str] = field(default_factory=list)  # RB-6: eliminated, waiting to play
     side_events: int = 0
@@ -83,7 +87,10 @@ class Play:
         return entries_pool + self.registration.ledger.overlay
 
     def prizes(self) -> list[int]:
-        """Prize by place (index 0 is first), from the configured or the default table."""
+        """Prize by place (index 0 is first), from the configured or the default table (SAT-1:
+        a satellite's seats, then its cash remainder)."""
+        if self.seats is not None:
+            return self.seats.prizes()
         return prize_table(
             self.prize_pool,
             percent=self.config.payout_percent,
@@ -94,7 +101,9 @@ class Play:
 
     def awards(self) -> list[int]:
         """What each place is paid (index 0 is first): the prizes, tied places sharing theirs
-        (PAY-1)."""
+        (PAY-1; SAT-2: not a satellite's, a ticket is not split)."""
+        if self.seats is not None:
+            return self.seats.prizes()
         awards = split_ties(self.prizes(), self.ties)
         if self.deal is not None:  # DEAL-3: the dealt places play for what was left
             dealt = len(self.deal.players)
@@ -146,7 +155,9 @@ class Play:
 
     def finish(self, *, now: float) -> list[Event]:
         """The one player left wins: every prize is paid, the registration ends and the
-        rankings move (SKILL-3); the ledger must balance."""
+        rankings move (SKILL-3); the ledger must balance. A satellite ends with its seats."""
+        if self.seats is not None:
+            return self._award_seats(self.seats, now=now)
         registration = self.registration
         (winner,) = self.stacks
         self.places[winner] = 1
@@ -163,12 +174,48 @@ class Play:
         registration.ledger.check()
         return events
 
+    def _award_seats(self, seats: Seats, *, now: float) -> list[Event]:
+        """SAT-1..SAT-3: play stopped with N players or fewer left. They take the first places
+        by their chips (equal stacks by name); places 1..N each win a ticket (the pool pays it
+        into the player's ticket account), place N+1 the cash remainder."""
+        by_chips = sorted(self.stacks, key=lambda p: (-self.stacks[p], p))
+        self.places.update({player: k for k, player in enumerate(by_chips, start=1)})
+        by_place = {place: player for player, place in self.places.items()}
+        registration, ledger = self.registration, self.registration.ledger
+        events: list[Event] = [*registration.close_late(now=now)]  # GTD-1 before any prize
+        holders = tuple(by_place[place] for place in range(1, seats.count + 1))
+        for place, player in enumerate(holders, start=1):
+            chips = self.stacks.get(player, 0)
+            value, target = seats.value, seats.target
+            events.append(
+                TicketAwarded(player=player, place=place, value=value, chips=chips, target=target)
+            )
+            events.append(posting_event(ledger.award_ticket(player, seats.value, now=now)))
+        if seats.remainder:
+            bubble, place = by_place[seats.count + 1], seats.count + 1
+            events.append(PrizeAwarded(player=bubble, place=place, amount=seats.remainder))
+            events += registration.pay_prize(bubble, place=place, amount=seats.remainder, now=now)
+        events.append(
+            SatelliteFinished(
+                seats=seats.count,
+                value=seats.value,
+                remainder=seats.remainder,
+                players=holders,
+                target=seats.target,
+            )
+        )
+        events += registration.finish(now=now)
+        events += registration.rankings.record_results(self.places)
+        ledger.check()
+        return events
+
     def results(self, *, tournament: str, hands: int) -> dict[str, object]:
         """results.json's places and money (DESIGN.md); the caller sets `seconds`."""
         prizes = self.awards()
         ordered = sorted(self.places.items(), key=lambda item: item[1])
         ledger = self.registration.ledger
-        deal = self.deal
+        deal, seats = self.deal, self.seats
+        tickets = seats.count if seats else 0  # SAT-3: places 1..N won a ticket, not cash
 
         def dealt(player: str) -> int:  # DEAL-3: what the deal paid him
             return deal.amount_of(player) if deal and player in deal.players else 0
@@ -184,8 +231,13 @@ class Play:
             "hands": hands,
             "seconds": 0.0,
             "places": [
-                {"place": place, "player": player, "prize": _prize(prizes, place) + dealt(player)}
+                {
+                    "place": place,
+                    "player": player,
+                    "prize": 0 if place <= tickets else _prize(prizes, place) + dealt(player),
+                }
                 | ({"bounties": bounties.get(player, 0)} if self.config.knockout else {})
+                | ({"ticket": seats.value} if seats and place <= tickets else {})
                 for player, place in ordered
             ],
             **self._flight_results(),
@@ -195,9 +247,10 @@ class Play:
                 "commission": ledger.operator,
                 "overlay": ledger.overlay,  # GTD-1
                 "bounties_left": ledger.bounties,
+                "tickets": ledger.tickets,  # SAT-3
                 "postings": len(ledger.postings),
             },
-        }
+        } | ({"satellite": seats.summary()} if seats else {})
 
     def _flight_results(self) -> dict[str, object]:
         """FL-1: a bagged flight's bags, the level it stopped at and the pool it carried."""
@@ -301,10 +354,11 @@ def open_registration(
     deposits: Mapping[str, int],
     tournament_id: str,
     now: float,
+    tickets: Mapping[str, int] | None = None,
 ) -> tuple[Registration, list[Event]]:
     """Registration before the start (REG-1): an account with its deposit and a ranking for
     every player the caller funds (SKILL-3: new players start as Beginners), then every one of
-    `players` pays his entry."""
+    `players` pays his entry: by his ticket (SAT-3) when `tickets` holds one for him."""
     buy_in, fee = config.registration_price  # FL-3: Day 2's players paid in their flights
     rules = RegistrationRules(
         tournament=tournament_id,
@@ -324,6 +378,9 @@ def open_registration(
     for player, money in deposits.items():
         registration.ledger.open_account(player, money, now=now)
         registration.rankings.add_player(player)
+    tickets = tickets or {}
+    for player, value in tickets.items():
+        registration.ledger.open_ticket(player, value, now=now)
     events: list[Event] = list(registration.open(now=now))
     if config.day2 is not None:  # FL-3: the flights' pool, before registration closes
         day2 = config.day2
@@ -331,7 +388,7 @@ def open_registration(
         posting = registration.ledger.receive_flights_pool(day2.pool, now=now)
         events += [posting_event(posting)] if posting else []
     for player in players:
-        events += registration.register(player, now=now)
+        events += registration.register(player, now=now, ticket=player in tickets)
     events += registration.start(now=now)
     return registration, events
 

@@ -12,6 +12,7 @@ from orchestrator.core.levels import blind_level
 from orchestrator.core.play import Play
 from orchestrator.core.structures import Structure
 from orchestrator.core.tables import TableState
+from orchestrator.errors import ReportError, TournamentStateError
 
 __all__ = ["TournamentQueries"]
 
@@ -109,3 +110,17 @@ class TournamentQueries:
     def slowest(self) -> int:
         """START-2: the hands the slowest table has played in this level."""
         return self.play.pace.slowest()
+
+    def _require_running(self, command: str) -> None:
+        if self.finished:
+            raise TournamentStateError(f"cannot {command}: the tournament is finished")
+        if self.cancelled is not None:
+            raise TournamentStateError(
+                f"cannot {command}: the tournament was cancelled ({self.cancelled})"
+            )
+
+    def _require_table(self, table: int) -> TableState:
+        try:
+            return self.play.tables[table]
+        except KeyError:
+            raise ReportError(f"table {table} is not open in this tournament") from None

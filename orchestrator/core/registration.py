@@ -323,7 +323,7 @@ class Registration:
 
     # --- register and unregister (REG-1, REG-2, SKILL-2) ---------------------------------
 
-    def verify_register(self, player: str) -> None:
+    def verify_register(self, player: str, *, ticket: bool = False) -> None:
         """Raise the typed error that `register` would raise, or nothing."""
         if player not in self._rankings or not self.ledger.has_account(player):
             raise UnknownEntrantError(f"{player!r} is not a known player with an account")
@@ -353,7 +353,12 @@ class Registration:
                 f"({skill_level(ranking).label})"
             )
         price = self.rules.price
-        if self.ledger.balance_of(player) < price:
+        if ticket and self.ledger.ticket_of(player) != price:
+            raise InsufficientFundsError(
+                f"SAT-3: {player}'s ticket is worth {self.ledger.ticket_of(player)}, "
+                f"the entry is {price}"
+            )
+        if not ticket and self.ledger.balance_of(player) < price:
             raise InsufficientFundsError(
                 f"REG-1: {player} has {self.ledger.balance_of(player)}, the entry is {price}"
             )
@@ -365,12 +370,13 @@ class Registration:
             return False
         return True
 
-    def register(self, player: str, *, now: float) -> tuple[Event, ...]:
-        """REG-1: take the player's entry (or re-entry) and debit the ledger."""
-        self.verify_register(player)
+    def register(self, player: str, *, now: float, ticket: bool = False) -> tuple[Event, ...]:
+        """REG-1: take the player's entry (or re-entry) and debit the ledger (SAT-3: with
+        `ticket`, his ticket pays it)."""
+        self.verify_register(player, ticket=ticket)
         rules = self.rules
         postings = self.ledger.entry(
-            player, buy_in=rules.buy_in, fee=rules.fee, bounty=rules.bounty, now=now
+            player, buy_in=rules.buy_in, fee=rules.fee, bounty=rules.bounty, now=now, ticket=ticket
         )
         before = self._book.registrants.get(player)
         entries = 1 if before is None else before.entries + 1

@@ -85,6 +85,7 @@ def open_tournament(opened: TournamentOpened, *, now: float) -> tuple[Tournament
         tournament_id=opened.tournament,
         now=now,
         rng=step_rng(opened.seed, 0),
+        tickets=opened.tickets,
     )
     return tournament, Step([opened, *step.events], step.reply, step.directives)
 
@@ -170,6 +171,7 @@ def rebuild(
                 players=tuple(players),
                 deposits=dict(deposits),
                 seed=seed,
+                tickets=dict(first.event.tickets),  # SAT-3: as the start was given them
             )
             tournament, step = open_tournament(given, now=first.ts)
         else:  # release 1: the log begins with the start's own events

@@ -8,10 +8,11 @@ appends the returned events to the log *before* it carries out the returned dire
 a refused one raises before it changes anything. The same config, seed and steps give the same
 decisions, so the log replays (`core.replay`). Tables play in step (START-*, HALT-1: `core.pace`).
 
-The structures (the seating, rebuys, hand-for-hand, late entry, bounties) keep their own state
-behind one protocol (`core.structures`), which `apply_hand` calls in numbered steps; what they
-share is the `Play` (`core.play`). The caller brings the money: `start` opens every player's
-account with the deposit it is given (the bots' come from `shell.simulation`).
+The structures (seating, rebuys, hand-for-hand, late entry, bounties) keep their own state
+behind one protocol (`core.structures`), which `apply_hand` calls in numbered steps; they share
+the `Play` (`core.play`). The caller brings the money: `start` opens every player's account
+with his deposit (the bots' come from `shell.simulation`) and his satellite ticket (SAT-3); a
+satellite stops at its seats (SAT-2, `core.satellite`).
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ from orchestrator.core.play import Play, open_registration
 from orchestrator.core.queries import TournamentQueries
 from orchestrator.core.rebuys import Rebuys
 from orchestrator.core.sanctions import SanctionKind
+from orchestrator.core.satellite import Seats, seats_filled
 from orchestrator.core.shootout import ShootOut
 from orchestrator.core.structures import Busts, Seating, Structure
-from orchestrator.core.tables import TableState
 from orchestrator.errors import RegistrationClosedError, ReportError, TournamentStateError
 from table_worker.protocol import HandReport, TableDirective
 
@@ -84,9 +85,12 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
         tournament_id: str,
         now: float,
         rng: random.Random,
+        tickets: Mapping[str, int] | None = None,
     ) -> tuple[Tournament, Step]:
         """Registration (REG-1), SEAT-1 seating, HE-1 button draw per table, level 1 (a Day 2's
-        bags at its level: FL-3). `deposits` opens each player's account (cents)."""
+        bags at its level: FL-3). `deposits` opens each player's account (cents): everyone who
+        plays, and everyone who may register late; `tickets` the players who enter by a
+        satellite's ticket (SAT-3)."""
         if len(set(players)) != len(players):
             raise ReportError("player names must be unique")
         seating: Seating
@@ -97,7 +101,9 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
             floor = FreezeOut.seat(config, players, rng)
             late = LateEntry(config, floor) if config.late_registration_levels else None
             seating = floor
-        registration, registered = open_registration(config, players, deposits, tournament_id, now)
+        registration, registered = open_registration(
+            config, players, deposits, tournament_id, now, tickets
+        )
         stacks, entries, clock = opening_field(config, players, now=now)  # FL-3: a Day 2's bags
         play = Play(
             config=config,
@@ -110,7 +116,8 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
         )
         play.clock.hold(at=now)  # START-1: the level starts when play does
         rebuys = Rebuys(config.rebuy) if config.rebuy is not None else None
-        hand_for_hand = HandForHand(config, seating) if config.hand_for_hand else None
+        play.seats = Seats.of(config, pool=play.prize_pool, field=len(players))  # SAT-1
+        hand_for_hand = HandForHand.of(config, seating, play.seats)
         ko = Bounties.of(config.knockout, config.max_per_table, rng) if config.knockout else None
         tournament = cls(
             config=config,
@@ -213,14 +220,6 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
             raise ReportError("this tournament has no rebuys")
         return self._step(self.rebuys.request(self.play, player))
 
-    def _require_running(self, command: str) -> None:
-        if self.finished:
-            raise TournamentStateError(f"cannot {command}: the tournament is finished")
-        if self.cancelled is not None:
-            raise TournamentStateError(
-                f"cannot {command}: the tournament was cancelled ({self.cancelled})"
-            )
-
     # --- tables ---------------------------------------------------------------------------
 
     def poll(self, table: int, *, now: float, rng: random.Random) -> Step:
@@ -307,6 +306,8 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
             return self._step([TablePolled(table=report.table)], self._close(report.table))
         if report.hand == state.last_hand and state.last_directive is not None:
             return self._step([], state.last_directive)
+        if self.finished:  # SAT-2: voided when play stopped at the seats
+            return self._step([TablePolled(table=report.table)], self._close(report.table))
         issued = state.verify_report(report, pots=self.config.knockout is not None)
         play, table, button, hand = self.play, report.table, report.button, report.hand
         # STEP 1: record the hand and the stacks it ended with.
@@ -361,10 +362,14 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
         for p in report.players:  # SAN-2 penalties count down the hands sat out
             if p.seat in issued.sitting_out:
                 play.discipline.sat_out(p.player)
-        # STEP 4: a flight bagging closes the table (FL-1); else one player left wins.
+        # STEP 4: a flight bagging closes the table (FL-1); else the winner, if one player is
+        # left, or a satellite's seats filled (SAT-2): every place still held is given.
         if self._bag_due():
             return self._bag_table(table, events, now)
-        if play.active_players == 1:
+        seats = seats_filled(
+            play.seats, play.active_players, self.seating.tables, table, self.structures
+        )
+        if play.active_players == 1 or seats:
             for structure in self.structures:
                 events += structure.settle(play)
             for structure in self.structures:
@@ -455,9 +460,11 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
         return events
 
     def _finish(self, report: HandReport, events: list[Event], now: float) -> Step:
-        winner = next(iter(self.play.stacks))
         self.finished = True
+        if self.play.seats is not None:  # SAT-2: hands still in progress elsewhere are void
+            events += self.play.void_hands_in_progress()
         events += self.play.finish(now=now)
+        winner = next(p for p, place in self.play.places.items() if place == 1)
         events.append(
             TournamentFinished(winner=winner, hands=self.hands, seconds=now - self.started_at)
         )
@@ -470,12 +477,6 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
         self.play.tables[table].last_directive = directive
         del self.play.tables[table]
         return directive
-
-    def _require_table(self, table: int) -> TableState:
-        try:
-            return self.play.tables[table]
-        except KeyError:
-            raise ReportError(f"table {table} is not open in this tournament") from None
 
     def _directive(self, table: int) -> TableDirective:
         play, seats = self.play, self.seating.tables[table]

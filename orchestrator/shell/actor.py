@@ -97,9 +97,11 @@ class Orchestrator:
         out_dir: str,
         tables: TableSettings,
         store: StoreSettings,
+        tickets: dict[str, int] | None = None,
     ) -> None:
         """`deposits`: the money (cents) each player, and each who may register late, brings
-        (`shell.simulation.entry_deposits` for bots)."""
+        (`shell.simulation.entry_deposits` for bots); `tickets`: the satellite tickets (cents)
+        the players who won one enter with (SAT-3)."""
         self._tournament_id = tournament_id
         self._settings = tables
         self._store_settings = store
@@ -133,6 +135,7 @@ class Orchestrator:
             players=tuple(players),
             deposits=dict(deposits),
             seed=seed,
+            tickets=dict(tickets or {}),
         )
         rebuilt = _patiently(lambda: rebuild_from_store(self._store, self._stream, given=opened))
         self._recovered = rebuilt is not None

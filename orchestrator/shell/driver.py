@@ -12,6 +12,7 @@ a run on from the store.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import random
@@ -19,7 +20,7 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -402,10 +403,13 @@ def run_tournament(
     options: RunOptions,
     *,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    tickets: Mapping[str, int] | None = None,
     players: Sequence[str] | None = None,
 ) -> RunSummary:
-    """One tournament of bots on Ray to its end; its players are p00001, p00002, ... unless
-    given (an event's flights and Day 2: `shell.event_run`)."""
+    """Run `config` to its end with bots; `tickets`: players who won a seat in a satellite
+    (SAT-3) enter by their tickets, before the bots (`shell.satellite.run_satellite`); the
+    bots are p00001, p00002, ... unless `players` names them (an event's flights and Day 2:
+    `shell.event_run`)."""
     if options.ray_address is None:
         ask_for_token_auth()  # before Ray is imported
     from orchestrator.shell.actor import StoreSettings
@@ -415,11 +419,16 @@ def run_tournament(
     out = options.out
     prepare_folder(out, force=options.force)
     store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
-    players = list(players or [f"p{k:05d}" for k in range(1, config.players + 1)])
+    tickets = dict(tickets or {})
+    if players is None:  # the bots, beside any ticket holders
+        names = (f"p{k:05d}" for k in itertools.count(1))
+        players = list(itertools.islice((n for n in names if n not in tickets), config.players))
+    players = [*tickets, *players]
     # The bots bring the money for every entry they may take; the late ones register while
     # late registration is open, at hands drawn from the run's seed (logged when they do).
     late_bots = LateBots.draw(config, random.Random(f"{options.seed}:late"))
     deposits = entry_deposits(config, players + late_bot_names(config))
+    deposits.update(dict.fromkeys(tickets, 0))  # SAT-3: their ticket pays, not their cash
     tournament_id = f"{config.name}-{options.seed}"
     run_id = uuid.uuid4().hex[:12]
     stream = f"{tournament_id}/{run_id}"
@@ -432,6 +441,7 @@ def run_tournament(
         tournament_id=tournament_id,
         now=0.0,
         rng=random.Random(options.seed),
+        tickets=tickets,
     )
     cluster_context = (
         simulated_cluster(options.nodes)
@@ -474,6 +484,7 @@ def run_tournament(
             tables=settings,
             store=StoreSettings(url=store, run_id=run_id, epoch=guard.epoch),
             resources={HEAD: 0.001} if cluster is not None else None,
+            tickets=tickets,
         )
         orchestrator.start().get()
         if control is not None:

@@ -87,9 +87,11 @@ class OrchestratorHandle:
         tables: TableSettings,
         store: StoreSettings,
         resources: dict[str, float] | None = None,
+        tickets: dict[str, int] | None = None,
     ) -> OrchestratorHandle:
         """Create the tournament's orchestrator: `deposits` the cents each player (and each
-        who may register late) brings, `resources` where it may run."""
+        who may register late) brings, `tickets` the satellite tickets some enter with (SAT-3),
+        `resources` where it may run."""
         from orchestrator.shell.actor import OrchestratorActor
 
         placement = {"resources": resources} if resources else {}
@@ -107,6 +109,7 @@ class OrchestratorHandle:
             out_dir=out_dir,
             tables=tables,
             store=store,
+            tickets=tickets,
         )
         return cls(actor, tournament_id)
 

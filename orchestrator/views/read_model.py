@@ -64,6 +64,7 @@ from orchestrator.core.events import (
     TableClosed,
     TableOpened,
     TableRestarted,
+    TicketAwarded,
     TournamentCancelled,
     TournamentFinished,
     TournamentOpened,
@@ -118,6 +119,7 @@ class ReadModel:
     prizes: dict[int, int] = field(default_factory=dict)  # place -> amount, once awarded
     bounty_on: dict[str, int] = field(default_factory=dict)  # cents on a player's head (KO-1/2)
     bounties_won: dict[str, int] = field(default_factory=dict)  # cents won in cash (KO-3)
+    tickets: dict[str, int] = field(default_factory=dict)  # SAT-3: seats won, their value
     # --- the clock
     hands: int = 0
     level: int = 0
@@ -301,6 +303,10 @@ class ReadModel:
                 self.restarts += 1
             case NodeLost():
                 self.node_losses += 1
+            case TicketAwarded():  # SAT-3: a seat in the target, place 1..N
+                self.tickets[event.player] = event.value
+                self.places.setdefault(event.player, event.place)
+                self._touched.places[event.player] = event.place
             case TournamentFinished():
                 self.winner = event.winner
                 self.pending_moves.clear()

@@ -17,6 +17,7 @@ from orchestrator.core.events import (
     PhaseStarted,
     PlayerReentered,
     PlayStarted,
+    SatelliteFinished,
     TableOpened,
     TablePolled,
     TournamentCancelled,
@@ -111,6 +112,9 @@ class Balanced(Check):
                 self._end_of_step(tally.model)
                 self.active = False
             case FlightBagging():  # FL-1: the step that found the bag due moves nobody
+                self.boundary = None
+                self.active = False
+            case SatelliteFinished():  # SAT-2: play stopped in this step; nobody moves
                 self.boundary = None
                 self.active = False
             case HandFinished():

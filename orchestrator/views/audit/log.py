@@ -26,7 +26,7 @@ from orchestrator.core.events import (
     TableOpened,
 )
 from orchestrator.views.audit.in_step import Balanced, InStep
-from orchestrator.views.audit.money import Eliminators, Money
+from orchestrator.views.audit.money import Eliminators, Money, Seats
 from orchestrator.views.audit.tally import Check, DecodedLog, Tally, decode_log, fold
 from orchestrator.views.audit.violations import Violation
 
@@ -70,6 +70,7 @@ def audit_log(log: DecodedLog, *, buy_in: int | None = None, fee: int | None = N
         Chips(),
         OnePlace(),
         Money(buy_in, fee),
+        Seats(),
         Eliminators(),
         InStep(),
         Balanced(),
@@ -120,7 +121,8 @@ class FinalTables(Check):
             self.finals, self.opened_since = self.finals + 1, False
 
     def end(self, tally: Tally) -> None:
-        if self.finals == 0 and tally.model.cancelled is None and tally.model.bagged is None:
+        stopped = tally.model.cancelled is not None or tally.satellite is not None  # SAT-2
+        if self.finals == 0 and not stopped and tally.model.bagged is None:  # FL-1
             self.flag("contract", "events.jsonl", "0 final_table events")
 
 

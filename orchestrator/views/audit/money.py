@@ -1,5 +1,6 @@
 """The money of the event log, to the cent: entries (REG-1), the overlay (GTD-1), prizes, the
-ledger's postings, and bounties (KO-3, KO-5). The pool, the entries and the bounties won are
+ledger's postings, bounties (KO-3, KO-5) and a satellite's seats (SAT-1..SAT-3, tickets
+counted as paid at their face value). The pool, the entries and the bounties won are
 the read model's; the prizes each player received are the tally's, summed event by event so a
 prize paid twice shows (the model keeps one amount a place)."""
 
@@ -16,13 +17,16 @@ from orchestrator.core.events import (
     LedgerPosted,
     OverlayPaid,
     PlayerRegistered,
+    PlayerUnregistered,
     PrizeAwarded,
     Refund,
+    SatelliteFinished,
+    TicketAwarded,
 )
 from orchestrator.core.ledger_records import Reason
 from orchestrator.views.audit.tally import Check, Tally
 
-__all__ = ["Eliminators", "Money"]
+__all__ = ["Eliminators", "Money", "Seats"]
 
 _BOUNTY_PAID = frozenset({Reason.BOUNTY_WON, Reason.BOUNTY_RETURNED})  # KO-5
 
@@ -41,6 +45,7 @@ class Money(Check):
         self.fees = 0  # the commission of every entry
         self.overlay = 0
         self.refunded_fees = 0  # CRASH-2 gives each player still in the fee back
+        self.fee_paid: dict[str, int] = {}  # each player's last entry's fee
         self.balance: Counter[str] = Counter()  # account -> cents, by the postings
         self.bounty_postings = 0  # cents posted as bounties paid
         self.to_day2 = 0  # FL-3: a flight's pool, carried to the event's Day 2
@@ -51,6 +56,9 @@ class Money(Check):
         match e:
             case PlayerRegistered():
                 self.fees += e.fee
+                self.fee_paid[e.player] = e.fee
+            case PlayerUnregistered():  # REG-2: the fee back, the cancellation charge kept
+                self.fees += e.charge - self.fee_paid.get(e.player, 0)
                 if (self.buy_in is not None and e.buy_in != self.buy_in) or (
                     self.fee is not None and e.fee != self.fee
                 ):
@@ -78,7 +86,9 @@ class Money(Check):
         entries = len(tally.seated) + tally.reentries
         if model.entries != entries:
             self.flag("REG-1", "events.jsonl", f"{model.entries} entries paid, {entries} seated")
-        prizes, pool = sum(tally.prizes.values()) + self.to_day2, model.prize_pool
+        prizes = sum(tally.prizes.values()) + sum(tally.tickets.values())  # SAT-3: face value
+        prizes += self.to_day2  # FL-3: a flight's pool went to Day 2
+        pool = model.prize_pool
         if prizes != pool:
             self.flag("REG-1", "events.jsonl", f"prizes add up to {prizes}, the pool is {pool}")
         balance = self.balance
@@ -122,3 +132,50 @@ class Eliminators(Check):
             self.flag(
                 "KO-3", record, f"{e.player} won no share of the smallest pot {e.eliminated} was in"
             )
+
+
+class Seats(Check):
+    """SAT-1..SAT-3: a satellite's places 1..N each won one ticket of the same value, N =
+    floor(pool / value), each posted from the pool to the player's ticket account; the
+    remainder went in cash to place N+1, and no other place was paid."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pool = 0  # the entries' buy-ins and the overlay
+        self.posted = 0  # cents posted to ticket accounts
+        self.cash: list[tuple[int, int]] = []  # (place, cents) of every prize
+        self.end_record: Recorded | None = None
+
+    def see(self, record: Recorded, tally: Tally) -> None:
+        e = record.event
+        match e:
+            case PlayerRegistered():
+                self.pool += e.buy_in
+            case OverlayPaid():
+                self.pool += e.overlay
+            case LedgerPosted() if e.reason == Reason.TICKET:
+                self.posted += e.amount
+            case PrizeAwarded():
+                self.cash.append((e.place, e.amount))
+            case SatelliteFinished():
+                self.end_record = record
+            case TicketAwarded() if tally.satellite is not None:
+                self.flag("SAT-2", record, f"a ticket for {e.player} after play stopped")
+
+    def end(self, tally: Tally) -> None:
+        end, record = tally.satellite, self.end_record
+        if end is None or record is None:
+            if tally.tickets:
+                self.flag("SAT-2", "events.jsonl", "tickets without satellite_finished")
+            return
+        seats, value, remainder = end.seats, end.value, end.remainder
+        if divmod(self.pool, value) != (seats, remainder):
+            self.flag("SAT-1", record, f"a pool of {self.pool} does not pay {seats} seats")
+        places = sorted(tally.ticket_places.values())
+        won = set(tally.tickets.values())
+        if places != list(range(1, seats + 1)) or won - {value}:
+            self.flag("SAT-2", record, f"tickets of {sorted(won)} for places {places}")
+        if self.posted != value * seats:
+            self.flag("SAT-3", record, f"tickets posted {self.posted}, {value * seats} won")
+        if self.cash != ([(seats + 1, remainder)] if remainder else []):
+            self.flag("SAT-1", record, f"cash {self.cash}: only the remainder, to place N+1")

@@ -56,6 +56,15 @@ def results_against_log(
                     f"bounties {row['bounties']}, the log pays {bounties[row['player']]}",
                 )
             )
+    for row in rows:  # SAT-3: the ticket each holder won
+        if row.get("ticket", 0) != tally.tickets[row["player"]]:
+            v.append(
+                Violation(
+                    "SAT-3",
+                    f"results.json place {row['place']}",
+                    f"ticket {row.get('ticket', 0)}, the log awards {tally.tickets[row['player']]}",
+                )
+            )
     by_log = sorted((place, player) for player, place in places.items())
     by_results = sorted((row["place"], row["player"]) for row in rows)
     if by_log != by_results:

@@ -28,7 +28,9 @@ from orchestrator.core.events import (
     PlayerSeated,
     PrizeAwarded,
     RollForwardPaid,
+    SatelliteFinished,
     StackBagged,
+    TicketAwarded,
 )
 from orchestrator.errors import RecordError
 from orchestrator.views.audit.violations import Violation, at_seq, is_a
@@ -82,8 +84,12 @@ class Tally:
     reentries: int = 0
     eliminated: dict[str, int] = field(default_factory=dict)  # player -> place, as logged
     deal_places: dict[str, int] = field(default_factory=dict)  # DEAL-3: a deal that ended it
+    ticket_places: dict[str, int] = field(default_factory=dict)  # SAT-2: the seats' places
+    tickets: Counter[str] = field(default_factory=Counter)  # SAT-3: cents of tickets won
+    satellite: SatelliteFinished | None = None  # SAT-2: play stopped at the seats
     # The players left with chips on purpose and how many: rolled forward (CRASH-2), placed
-    # by a deal that ended the tournament (DEAL-3) or bagged by a Day 1 flight (FL-1).
+    # by a deal that ended the tournament (DEAL-3), holding a seat when a satellite stopped
+    # (SAT-2) or bagged by a Day 1 flight (FL-1).
     rolled: dict[str, int] = field(default_factory=dict)
     prizes: Counter[str] = field(default_factory=Counter)  # cents: prizes, deals, CRASH-2
     returned: Counter[str] = field(default_factory=Counter)  # bounty cents given back (KO-5)
@@ -91,11 +97,11 @@ class Tally:
     @property
     def places(self) -> dict[str, int]:
         """Each player's place as the log gives it: eliminations, the winner first, and the
-        places of a deal that ended the tournament."""
+        places of a deal that ended the tournament or of a satellite's seats."""
         places = dict(self.eliminated)
         if self.model.winner is not None:
             places[self.model.winner] = 1
-        return places | self.deal_places
+        return places | self.deal_places | self.ticket_places
 
     @property
     def bounties(self) -> Counter[str]:
@@ -131,6 +137,13 @@ class Tally:
                 self.returned[event.player] += event.amount
             case StackBagged():  # FL-1: still in, unplaced, his chips going to Day 2
                 self.rolled[event.player] = event.chips
+            case TicketAwarded():
+                self.tickets[event.player] += event.value
+                self.ticket_places[event.player] = event.place
+                if event.chips:
+                    self.rolled[event.player] = event.chips
+            case SatelliteFinished():
+                self.satellite = event
         self.model.apply(event, ts=record.ts)
 
 

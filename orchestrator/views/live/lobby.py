@@ -40,6 +40,7 @@ from orchestrator.core.events import (
     Rebuy,
     TableClosed,
     TableRestarted,
+    TicketAwarded,
     TournamentCancelled,
     TournamentFinished,
     TournamentPaused,
@@ -152,6 +153,10 @@ class Lobby:
     def payouts(self) -> list[int]:
         """The prize of each paid place (index 0 is first), as the core will award them."""
         m = self.model
+        rules = self.config.satellite
+        if rules is not None and m.prize_pool:  # SAT-1: the seats, then the cash remainder
+            seats, remainder = divmod(m.prize_pool, rules.seat_value)
+            return [rules.seat_value] * seats + ([remainder] if remainder else [])
         if m.prizes:
             return [m.prizes[p] for p in sorted(m.prizes)]
         if not m.prize_pool:
@@ -242,6 +247,7 @@ class Lobby:
             "hand_for_hand": m.hand_for_hand,
             "balancing": self.balancing(),
             "winner": m.winner,
+            "tickets": dict(m.tickets),  # SAT-3: the seats won, by player
             "cancelled": m.cancelled,
             "gap": m.gap,
         }
@@ -307,6 +313,9 @@ def _feed_text(event: Event) -> tuple[str, str] | None:
             return "finish", f"the flight bags {event.players} players at level {event.level}"
         case Day2Started():  # FL-3
             return "level", f"day 2 starts at level {event.level}: {event.entries} entries' pool"
+        case TicketAwarded():
+            to = f" to {event.target}" if event.target else ""
+            return "finish", f"{event.player} wins a seat{to} (place {event.place})"
         case TournamentFinished():
             return "finish", f"{event.winner} wins the tournament"
         case TournamentCancelled():

@@ -140,6 +140,7 @@ def run_figures(
         figures.places = [
             {"place": p["place"], "player": p["player"], "prize": p.get("prize", 0)}
             | ({"bounties": p["bounties"]} if "bounties" in p else {})  # KO-5: a knockout's
+            | ({"ticket": p["ticket"]} if "ticket" in p else {})  # SAT-3: a satellite's seats
             for p in results.get("places", [])
         ]
         if "flight" in results:  # FL-1: a flight ends with bags, not a winner

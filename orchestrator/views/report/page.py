@@ -140,15 +140,28 @@ def _places(figures: RunFigures) -> str:
     """Places and prizes; in a knockout also the bounties each player received (KO-5), and
     a player paid a bounty but no prize is among those paid."""
     knockout = any("bounties" in p for p in figures.places)
-    head = ("place", "player", "prize", *(("bounties",) if knockout else ()))
+    satellite = any("ticket" in p for p in figures.places)  # SAT-3: seats won, at face value
+    head = (
+        "place",
+        "player",
+        "prize",
+        *(("bounties",) if knockout else ()),
+        *(("ticket",) if satellite else ()),
+    )
     rows = [
-        (p["place"], p["player"], money(p["prize"]), *((money(p["bounties"]),) if knockout else ()))
+        (
+            p["place"],
+            p["player"],
+            money(p["prize"]),
+            *((money(p["bounties"]),) if knockout else ()),
+            *((money(p["ticket"]) if "ticket" in p else "",) if satellite else ()),
+        )
         for p in figures.places
     ]
     paid = [
         row
         for row, p in zip(rows, figures.places, strict=True)
-        if p["prize"] > 0 or p.get("bounties", 0) > 0
+        if p["prize"] > 0 or p.get("bounties", 0) > 0 or p.get("ticket", 0) > 0
     ]
     return (
         f"<h2>Places and {'prizes and bounties' if knockout else 'prizes'}</h2>"
@@ -168,6 +181,9 @@ def render_page(figures: RunFigures, charts: Sequence[tuple[Chart, bytes]]) -> s
         if figures.bagged is not None
         else f"won by <b>{escape(figures.winner or '-')}</b>"
     )
+    seats = sum(1 for p in figures.places if "ticket" in p)
+    if seats and figures.cancelled is None:  # SAT-2: N winners, each holding a seat
+        outcome = f"<b>{seats}</b> seats won, each a ticket to the target"
     cards = "".join(
         (
             _card(f"{figures.entries:,}", "entries"),

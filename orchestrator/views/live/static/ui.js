@@ -107,9 +107,10 @@ function tick() {
     time = String(c.hands_left);
     caption = c.hands_left === 1 ? "hand left in this level" : "hands left in this level";
   }
+  const seats = Object.keys(c.tickets || {}).length;  // SAT-2: a satellite ends with N winners
   if (c.winner) {
-    time = c.winner;
-    caption = "wins the tournament";
+    time = seats ? String(seats) : c.winner;
+    caption = seats ? "seats won, each a ticket to the target" : "wins the tournament";
   }
   if (c.cancelled) {
     time = "--:--";
@@ -166,7 +167,7 @@ function tick() {
   }
   const summary = $("summary");
   if (summary) {
-    const left = c.winner ? `${c.winner} wins` : c.cancelled ? "cancelled" :
+    const left = c.winner ? (seats ? `${seats} seats won` : `${c.winner} wins`) : c.cancelled ? "cancelled" :
       `${time} ${c.level_unit === "minutes" || onBreak ? "left" : "hands left"}`;
     summary.textContent = `Level ${c.level || 1} · ${blinds(c.blinds)}${c.blinds[2] ? " ante " + chips(c.blinds[2]) : ""}` +
       ` · ${left} · ${chips(c.players_left)}/${chips(c.entries)} players`;
