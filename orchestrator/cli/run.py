@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orchestrator.cli.args import port_number, positive_int, print_figures
+from orchestrator.core.config_event import EventPlan, load_plan
 from orchestrator.core.config_toml import load_config
 from orchestrator.errors import ConfigError
 
@@ -32,7 +33,11 @@ def register(
         description="Run one tournament with built-in bots to its winner: every table a Ray "
         "actor, decks from the deck service, every decision in events.jsonl.",
     )
-    run.add_argument("config", type=Path, help="the tournament's TOML file")
+    run.add_argument(
+        "config",
+        type=Path,
+        help="the tournament's TOML file, or a multi-day event's ([event] and [[flights]])",
+    )
     run.add_argument("--players", type=positive_int, help="entries (default: the config's)")
     run.add_argument("--seed", type=int, help="RNG seed (default: random, printed)")
     run.add_argument(
@@ -264,7 +269,10 @@ def _run(args: argparse.Namespace) -> int:
     from orchestrator.shell.satellite import load_target
 
     # A ConfigError (like every package error) is one line and exit 2: orchestrator.cli.main.
-    config = load_config(args.config)
+    plan = load_plan(args.config)
+    if isinstance(plan, EventPlan):
+        return _run_event(plan, args)
+    config = plan
     if args.players is not None:
         config = config.with_players(args.players)
     target = load_target(config, args.config, given=args.target)  # SAT-3: then its target
@@ -317,6 +325,49 @@ def _run(args: argparse.Namespace) -> int:
     )
     print(_where(args.out))
     _print_play_styles(args.out, args.bots, seed)
+    return 0
+
+
+def _run_event(plan: EventPlan, args: argparse.Namespace) -> int:
+    """FL-1..FL-3: every flight, then Day 2, each its own Ray run (`shell.event_run`)."""
+    from orchestrator.shell.driver import ProgressLine, RunOptions
+    from orchestrator.shell.event_run import run_event
+
+    if args.players is not None:
+        raise ConfigError("--players: an event's [[flights]] set their players")
+    if args.nodes > 1 or args.ui_port is not None or args.metrics_port is not None:
+        raise ConfigError("an event runs without --nodes, --ui-port and --metrics-port (yet)")
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    print(
+        f"{plan.name}: {len(plan.flights)} flights, {plan.entries} entries, seed {seed}, "
+        f"writing to {args.out}/"
+    )
+    options = RunOptions(
+        out=args.out,
+        seed=seed,
+        store=args.store,
+        ray_address=args.ray_address,
+        deck_metrics_port=args.deck_metrics_port,
+        bots=args.bots,
+        force=args.force,
+    )
+    try:
+        summary = run_event(plan, options, progress=ProgressLine(sys.stdout))
+    except KeyboardInterrupt:
+        print(f"\nstopped; each day's event log so far is under {args.out}/", file=sys.stderr)
+        return 130
+    results = summary.results
+    winner = results["places"][0]
+    print(
+        f"\n{winner['player']} wins {plan.name} after {results['hands']} hands over "
+        f"{len(summary.days)} days in {results['seconds']:.1f}s; prize pool "
+        f"{results['prize_pool']}, {len(results['void'])} bags void (FL-2)"
+    )
+    rows = [("results", f"{args.out}/results.json")]
+    rows += [(f"flight {day}", f"{args.out}/flights/{day}/") for day, _ in summary.days[:-1]]
+    rows += [("day 2", f"{args.out}/day2/"), ("audit", f"mtt replay {args.out}")]
+    rows += [("report", f"mtt report {args.out}  (writes {args.out}/report/report.html)")]
+    print("\n".join(f"  {name:<15} {where}" for name, where in rows))
     return 0
 
 
@@ -376,8 +427,11 @@ def _where(out: Path) -> str:
 
 def _replay(args: argparse.Namespace) -> int:
     from orchestrator.views.audit import audit_run
+    from orchestrator.views.event_audit import audit_event, is_event_folder
 
-    if args.store is None:
+    if args.store is None and is_event_folder(Path(args.dir)):  # FL-1..FL-3: every day
+        report = audit_event(Path(args.dir))
+    elif args.store is None:
         report = audit_run(Path(args.dir))  # UnreadableRun: exit 2 (orchestrator.cli.main)
     else:
         from orchestrator.cli.stored import print_notes

@@ -428,7 +428,7 @@ def _parse_shootout(raw: object, structure: str, phases: object) -> bool:
     return True
 
 
-def _parse_late(tournament: Mapping[str, Any], structure: str) -> dict[str, int]:
+def _parse_late(tournament: Mapping[str, Any], structure: str) -> dict[str, Any]:
     levels = _whole(tournament.get("late_registration_levels", 0), "late_registration_levels")
     reentries = _whole(tournament.get("reentries", 0), "reentries")
     late = _whole(tournament.get("late_entries", 0), "late_entries")

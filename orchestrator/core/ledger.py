@@ -31,6 +31,8 @@ The movements and their rules:
   and CRASH-1); `pay_bounty` pays a bounty from there: `won` by an eliminator (KO-3), or
   returned to the player holding it (the winner's own, KO-2; every player still in at a
   CRASH-2 cancellation, KO-5).
+- FL-3 `carry_to_day2`: a bagged flight's whole pool goes to the `event` account (Day 2's);
+  `receive_flights_pool`: Day 2's pool opens with it (an opening of `event`, then the pool).
 - SAT-3 `award_ticket`: a satellite's pool pays a seat into the player's ticket account (an
   asset of the player, apart from his cash). `open_ticket` brings a ticket won elsewhere under
   the target's ledger (as `open_account` brings cash); `entry(..., ticket=True)` spends it as
@@ -68,6 +70,7 @@ from dataclasses import replace
 
 from orchestrator.core.ledger_records import (
     BOUNTIES,
+    EVENT,
     OPERATOR,
     POOL,
     Account,
@@ -366,6 +369,25 @@ class Ledger:
         (posting,) = self._commit([("", OPERATOR, POOL, overlay, Reason.OVERLAY)], now)
         return posting
 
+    def carry_to_day2(self, *, now: float) -> Posting | None:
+        """FL-3: a Day 1 flight bagged: its whole pool goes to the event's Day 2 (the `event`
+        account; None for an empty pool: nothing moves)."""
+        postings = self._commit([("", POOL, EVENT, self.pool, Reason.POOL_TO_DAY2)], now)
+        return postings[0] if postings else None
+
+    def receive_flights_pool(self, amount: int, *, now: float) -> Posting | None:
+        """FL-3: Day 2's pool is every flight's: brought under this ledger as the `event`
+        account's opening (as the operator's money for an overlay is), then into the pool."""
+        _cents(amount, "the flights' pool")
+        if any(o.account == EVENT for o in self._openings):
+            raise LedgerInvariantError("FL-3: the flights' pool was already received")
+        if not amount:
+            return None
+        self._balances[EVENT] = amount
+        self._openings.append(Opening(EVENT, amount, now))
+        (posting,) = self._commit([("", EVENT, POOL, amount, Reason.POOL_FROM_FLIGHTS)], now)
+        return posting
+
     def pay_bounty(self, player: str, amount: int, *, won: bool, now: float) -> Posting | None:
         """KO-5: the bounties pay `amount` to the player, `won` by eliminating (KO-3) or
         returned to him as its holder (None for 0: nothing moves)."""
@@ -454,7 +476,7 @@ class Ledger:
             if amount == 0:
                 continue
             for account in (source, target):
-                balances.setdefault(account, self._balances[account])
+                balances.setdefault(account, self._balances.get(account, 0))  # EVENT: FL-3
             balances[source] -= amount
             balances[target] += amount
             postings.append(

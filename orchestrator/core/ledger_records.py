@@ -16,6 +16,7 @@ from orchestrator.core.events import LedgerPosted
 
 __all__ = [
     "BOUNTIES",
+    "EVENT",
     "OPERATOR",
     "POOL",
     "Account",
@@ -36,7 +37,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True, order=True)
 class Account:
-    kind: Literal["player", "pool", "operator", "bounties", "ticket"]
+    kind: Literal["player", "pool", "operator", "bounties", "event", "ticket"]
     player: str = ""
 
     def __str__(self) -> str:
@@ -46,6 +47,7 @@ class Account:
 POOL = Account("pool")
 OPERATOR = Account("operator")
 BOUNTIES = Account("bounties")  # KO-5: the bounty part of every entry, apart from the pool
+EVENT = Account("event")  # FL-3: a multi-day event's pool between its flights and Day 2
 
 
 def player_account(player: str) -> Account:
@@ -78,6 +80,8 @@ class Reason(StrEnum):
     CANCEL_BOUNTY = "cancel_bounty"
     BOUNTY_WON = "bounty_won"
     BOUNTY_RETURNED = "bounty_returned"
+    POOL_TO_DAY2 = "pool_to_day2"
+    POOL_FROM_FLIGHTS = "pool_from_flights"
     TICKET = "ticket"
     TICKET_ENTRY = "ticket_entry"
     TICKET_FEE = "ticket_fee"
@@ -107,6 +111,8 @@ _RULES = {
     Reason.CANCEL_BOUNTY: "CRASH-1",
     Reason.BOUNTY_WON: "KO-3",  # to the eliminator(s), by the KO-1, KO-2 or KO-4 amount
     Reason.BOUNTY_RETURNED: "KO-5",  # a bounty nobody won, to the player holding it
+    Reason.POOL_TO_DAY2: "FL-3",  # a bagged flight's pool, to the event's Day 2
+    Reason.POOL_FROM_FLIGHTS: "FL-3",  # Day 2's pool: every flight's
     Reason.TICKET: "SAT-3",  # a satellite's seat, from its pool to the player's ticket account
     Reason.TICKET_ENTRY: "SAT-3",  # a ticket spent as an entry: the buy-in to the pool...
     Reason.TICKET_FEE: "SAT-3",  # ...and the fee to the operator

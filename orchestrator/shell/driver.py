@@ -20,7 +20,7 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -404,9 +404,12 @@ def run_tournament(
     *,
     progress: Callable[[dict[str, Any]], None] | None = None,
     tickets: Mapping[str, int] | None = None,
+    players: Sequence[str] | None = None,
 ) -> RunSummary:
     """Run `config` to its end with bots; `tickets`: players who won a seat in a satellite
-    (SAT-3) enter by their tickets, before the bots (`shell.satellite.run_satellite`)."""
+    (SAT-3) enter by their tickets, before the bots (`shell.satellite.run_satellite`); the
+    bots are p00001, p00002, ... unless `players` names them (an event's flights and Day 2:
+    `shell.event_run`)."""
     if options.ray_address is None:
         ask_for_token_auth()  # before Ray is imported
     from orchestrator.shell.actor import StoreSettings
@@ -417,8 +420,10 @@ def run_tournament(
     prepare_folder(out, force=options.force)
     store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
     tickets = dict(tickets or {})
-    names = (f"p{k:05d}" for k in itertools.count(1))  # the bots, beside any ticket holders
-    players = [*tickets, *itertools.islice((n for n in names if n not in tickets), config.players)]
+    if players is None:  # the bots, beside any ticket holders
+        names = (f"p{k:05d}" for k in itertools.count(1))
+        players = list(itertools.islice((n for n in names if n not in tickets), config.players))
+    players = [*tickets, *players]
     # The bots bring the money for every entry they may take; the late ones register while
     # late registration is open, at hands drawn from the run's seed (logged when they do).
     late_bots = LateBots.draw(config, random.Random(f"{options.seed}:late"))
