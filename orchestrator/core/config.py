@@ -13,6 +13,8 @@ from orchestrator.core.balancing import BalancingPolicy
 from orchestrator.core.time_bank import TimeBankRules
 from orchestrator.errors import ConfigError
 
+SPARE_TABLES = 1  # [cluster] spare_tables when the config says nothing
+
 __all__ = [
     "BOUNTY_KINDS",
     "BlindLevel",
@@ -133,6 +135,9 @@ class TournamentConfig:
     time_bank_every: int = 1  # ...every this many levels
     halt_short_tables: bool | None = None  # HALT-1; None: on for tables of 8+ seats (equilibrium)
     knockout: BountyRules | None = None  # KO-1..KO-5: its bounty is part of `buy_in`
+    # [cluster] for the shell, no rule of play: warm spare table actors each node keeps, so a
+    # lost table restarts without a process start (`orchestrator.shell.tables.SparePool`)
+    spare_tables: int = SPARE_TABLES
 
     @property
     def prize_buy_in(self) -> int:

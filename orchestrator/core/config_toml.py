@@ -100,6 +100,7 @@ from orchestrator.core.config import (
 from orchestrator.core.config_checks import choice as _choice
 from orchestrator.core.config_checks import unknown as _unknown
 from orchestrator.core.config_checks import whole as _whole
+from orchestrator.core.config_cluster import parse_spare_tables
 from orchestrator.core.config_knockout import parse_knockout
 from orchestrator.core.config_time_bank import TIME_BANK_KEYS, parse_time_bank
 from orchestrator.core.deals import BOT_RULES
@@ -118,6 +119,7 @@ _SECTIONS = {
     "shootout",
     "side_events",
     "knockout",
+    "cluster",
 }
 _TOURNAMENT_KEYS = {
     "name",
@@ -221,6 +223,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         **parse_time_bank(tournament),
         halt_short_tables=_halt(tournament.get("halt_short_tables"), policy, structure),
         knockout=parse_knockout(data.get("knockout"), tournament, players),
+        spare_tables=parse_spare_tables(data.get("cluster", {})),
     )
 
 
