@@ -67,7 +67,7 @@ def register(
         type=float,
         metavar="SECONDS",
         help="with --nodes: kill a worker node hosting tables after this many seconds of play "
-        "(from the first hand played)",
+        "(from the first hand played, once every node holds its warm spares)",
     )
     run.add_argument(
         "--metrics-port",
@@ -190,12 +190,17 @@ def register(
     )
     failover.add_argument("--runs", type=positive_int, default=20, help="seeded runs (20)")
     failover.add_argument("--players", type=positive_int, default=80, help="entries (80)")
-    failover.add_argument("--kill-after", type=float, default=4.0, help="seconds (4)")
+    failover.add_argument(
+        "--kill-after",
+        type=float,
+        default=1.0,
+        help="seconds of play, once every node holds its spares (1)",
+    )
     failover.add_argument(
         "--spare-tables",
         type=positive_int,
-        default=3,
-        help="warm spares per node for the spares path (3)",
+        default=2,
+        help="warm spares per node for the spares path (2)",
     )
     failover.add_argument("--json", action="store_true", help="one JSON object on stdout")
     failover.set_defaults(handler=_bench_failover)
@@ -475,22 +480,28 @@ def _bench_failover(args: argparse.Namespace) -> int:
                     "name": "drill",
                     "players": args.players,
                     "max_per_table": 8,
-                    "starting_stack": 2000,
+                    "starting_stack": 4000,
                     "buy_in": 100,
                 },
-                "levels": {"unit": "hands", "length": 6, "blinds": [[10, 20], [25, 50], [50, 100]]},
+                "levels": {
+                    "unit": "hands",
+                    "length": 12,
+                    "blinds": [[10, 20], [15, 30], [25, 50], [50, 100], [100, 200]],
+                },
                 "cluster": {"spare_tables": spares},
             }
         )
 
     # The old path (a new actor per lost table) and warm spares, seed by seed in turn, so
-    # the machine's load falls on both alike.
+    # the machine's load falls on both alike. A field that plays like a real one: its
+    # tables last, so the node dies with several on it.
+    bots = bot_mix(FIELD_BOTS)
     old: list[DrillRun] = []
     spares: list[DrillRun] = []
     for seed in range(1, args.runs + 1):
         one = range(seed, seed + 1)
-        old += drill(config(0), seeds=one, kill_after=args.kill_after)
-        spares += drill(config(args.spare_tables), seeds=one, kill_after=args.kill_after)
+        old += drill(config(0), seeds=one, kill_after=args.kill_after, bots=bots)
+        spares += drill(config(args.spare_tables), seeds=one, kill_after=args.kill_after, bots=bots)
     figures = compare(old, spares, spare_tables=args.spare_tables)
     print_figures(figures, as_json=args.json, hide=("runs_detail",))
     clean = figures["succeeded"] == 2 * args.runs

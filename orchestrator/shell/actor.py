@@ -596,6 +596,7 @@ class Orchestrator:
             "finished": t.finished,
             "paused": t.paused_at is not None,
             "cancelled": t.cancelled,
+            "spares_ready": sum(s.ready for s in self._fleet.spares.spares),  # warm, to take
         }
 
     async def standings(self) -> list[dict[str, Any]]:

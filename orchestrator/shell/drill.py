@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from orchestrator.core.config import TournamentConfig
-from orchestrator.shell.driver import RunOptions, run_tournament
+from orchestrator.shell.driver import DEFAULT_BOTS, RunOptions, run_tournament
 from orchestrator.views.audit import audit_run
 
 __all__ = ["DrillRun", "compare", "drill", "summary"]
@@ -35,13 +35,19 @@ class DrillRun:
     death_to_dealing_seconds: float = 0.0
 
 
-def drill(config: TournamentConfig, *, seeds: range, kill_after: float) -> list[DrillRun]:
+def drill(
+    config: TournamentConfig,
+    *,
+    seeds: range,
+    kill_after: float,
+    bots: tuple[str, ...] = DEFAULT_BOTS,
+) -> list[DrillRun]:
     runs = []
     for seed in seeds:
         with tempfile.TemporaryDirectory(prefix="mtt-drill-") as folder:
             out = Path(folder)
             options = RunOptions(
-                out=out, seed=seed, nodes=3, kill_node_after=kill_after, ray_logs=False
+                out=out, seed=seed, nodes=3, kill_node_after=kill_after, ray_logs=False, bots=bots
             )
             done = run_tournament(config, options)
             events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]

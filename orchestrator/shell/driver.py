@@ -88,9 +88,9 @@ class RunOptions:
     # seeded hash of his name (table_worker.bots.policy_for)
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
-    kill_node_after: float | None = None  # seconds of play (from the first hand played, so a
-    # slow start-up on a loaded machine does not move the kill into it): then kill a worker
-    # node hosting tables
+    kill_node_after: float | None = None  # seconds of play (from the first hand played and
+    # every node's warm spares ready, so a slow start-up on a loaded machine does not move the
+    # kill into it): then kill a worker node hosting tables
     deck: str | None = None  # a running deck service's address; default: start one
     metrics: MetricsEndpoint | None = None  # tournament metrics on HTTP /metrics
     deck_metrics_port: int | None = None  # the deck service's own /metrics
@@ -484,8 +484,13 @@ def run_tournament(
             if late_bots.waiting:
                 _register_late_bots(orchestrator, late_bots)
             chaos = cluster is not None and options.kill_node_after is not None and not killed
-            if chaos and playing_since is None and orchestrator.status().get()["hands"]:
-                playing_since = follower.seconds()
+            if chaos and playing_since is None:
+                status = orchestrator.status().get()
+                # A drill of the warm spares kills once every node holds its spares: it
+                # measures taking them, not their start.
+                spares = status["spares_ready"] >= config.spare_tables * options.nodes
+                if status["hands"] and spares:
+                    playing_since = follower.seconds()
             due = (
                 options.kill_node_after is not None
                 and playing_since is not None
