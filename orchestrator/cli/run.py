@@ -502,6 +502,14 @@ def _bench_failover(args: argparse.Namespace) -> int:
         one = range(seed, seed + 1)
         old += drill(config(0), seeds=one, kill_after=args.kill_after, bots=bots)
         spares += drill(config(args.spare_tables), seeds=one, kill_after=args.kill_after, bots=bots)
+        for path, run in (("no spares", old[-1]), ("spares", spares[-1])):
+            print(  # on stderr: stdout holds the figures alone
+                f"seed {seed} {path}: {run.tables_lost} tables lost, dealing again "
+                f"{run.death_to_dealing_seconds} s after the node's death, "
+                + ("clean" if run.succeeded else f"FAILED ({run.violations} violations)"),
+                file=sys.stderr,
+                flush=True,
+            )
     figures = compare(old, spares, spare_tables=args.spare_tables)
     print_figures(figures, as_json=args.json, hide=("runs_detail",))
     clean = figures["succeeded"] == 2 * args.runs

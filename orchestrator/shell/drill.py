@@ -1,7 +1,8 @@
 """`mtt bench failover`: the node-loss chaos drill, many times, seeded, with its figures.
 
 Each run plays a tournament on a 3-node cluster simulated on 127.0.0.1, kills the worker node
-hosting the most tables after a few seconds, then audits the run's files offline (chips,
+hosting the most tables a set time into play (once every node holds its warm spares, when
+the config keeps any), then audits the run's files offline (chips,
 places, every non-voided hand replayed in pokerkit, decks, ledger). A run succeeds when the
 tournament finished with one winner, the lost tables were restarted, and the audit is clean.
 `compare` sets the runs without warm spare table actors beside those with them.

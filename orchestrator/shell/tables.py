@@ -236,6 +236,8 @@ class TableFleet:
         if self.spares.size == 0 or not all(r.node for r in self.replicas.values()):
             return
         live = {n["NodeID"] for n in await asyncio.to_thread(_nodes) if n["Alive"]}
+        if self.spares.size == 0:  # let go meanwhile: the tournament ended
+            return
         for spare in self.spares.gone(live):
             _kill(spare.actor)
         for node in sorted(live - self.spares.lost_nodes):
@@ -262,6 +264,7 @@ class TableFleet:
 
     def let_spares_go(self) -> None:
         """The tournament is over: its spares go (detached, they would outlive the run)."""
+        self.spares.size = 0
         for spare in self.spares.clear():
             _kill(spare.actor)
 
@@ -288,8 +291,12 @@ class TableFleet:
                 continue
             if seated is None:
                 self._await_spare(self.spares.add(actor, ""))
-            elif seated[1] > newest.get(seated[0], (0, None))[0]:
+                continue
+            outrun = newest.get(seated[0], (0, None))
+            if seated[1] > outrun[0]:
                 newest[seated[0]] = (seated[1], actor)
+                actor = outrun[1]
+            _kill(actor)  # a table's older actor, taken before a later restart
         missing = []
         for table in tables:
             generation, actor = newest.get(table, (0, None))
