@@ -70,3 +70,21 @@ def test_a_bad_cluster_setting_is_refused_naming_its_key(cluster: object, messag
     with pytest.raises(ConfigError) as refused:
         parse_config(BASE | {"cluster": cluster})
     assert message in str(refused.value)
+
+
+def test_the_failover_bench_sets_both_paths_side_by_side_with_their_ratio() -> None:
+    from orchestrator.shell.drill import DrillRun, compare
+
+    def run(seed: int, seconds: float, ok: bool = True) -> DrillRun:
+        return DrillRun(seed, ok, 3, 3, 0.5, True, 0, death_to_dealing_seconds=seconds)
+
+    old = [run(1, 6.0), run(2, 8.0), run(3, 4.0)]
+    spares = [run(1, 1.5), run(2, 2.0, ok=False), run(3, 1.0)]
+    figures = compare(old, spares, spare_tables=2)
+    assert figures["runs"] == 6 and figures["succeeded"] == 5
+    assert (figures["no_spares_death_to_dealing_p50"], figures["spares_death_to_dealing_p50"]) == (
+        6.0,
+        1.5,
+    )
+    assert figures["no_spares_death_to_dealing_max"] == 8.0
+    assert figures["speedup_p50"] == 4.0 and figures["speedup_p95"] == 4.0  # 8.0 / 2.0
