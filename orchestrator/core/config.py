@@ -13,6 +13,8 @@ from orchestrator.core.balancing import BalancingPolicy
 from orchestrator.core.time_bank import TimeBankRules
 from orchestrator.errors import ConfigError
 
+SPARE_TABLES = 1  # [cluster] spare_tables when the config says nothing
+
 __all__ = [
     "BOUNTY_KINDS",
     "BagRule",
@@ -170,6 +172,9 @@ class TournamentConfig:
     bag: BagRule | None = None  # FL-1: a Day 1 flight of a multi-day event
     day2: Day2Start | None = None  # FL-3: a Day 2, seated with the flights' bags
     satellite: SatelliteRules | None = None  # SAT-1..SAT-3: the pool pays seats (tickets)
+    # [cluster] for the shell, no rule of play: warm spare table actors each node keeps, so a
+    # lost table restarts without a process start (`orchestrator.shell.tables.SparePool`)
+    spare_tables: int = SPARE_TABLES
 
     @property
     def prize_buy_in(self) -> int:

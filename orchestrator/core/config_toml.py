@@ -102,6 +102,7 @@ from orchestrator.core.config import (
 from orchestrator.core.config_checks import choice as _choice
 from orchestrator.core.config_checks import unknown as _unknown
 from orchestrator.core.config_checks import whole as _whole
+from orchestrator.core.config_cluster import parse_spare_tables
 from orchestrator.core.config_knockout import parse_knockout
 from orchestrator.core.config_satellite import parse_satellite
 from orchestrator.core.config_time_bank import TIME_BANK_KEYS, parse_time_bank
@@ -111,7 +112,7 @@ from orchestrator.errors import ConfigError
 __all__ = ["SKILL_LEVELS", "config_from_text", "load_config", "parse_config"]
 
 _SECTIONS = {"tournament", "levels", "breaks", "payouts", "deal", "rebuy", "phases", "shootout"}
-_SECTIONS |= {"side_events", "knockout", "satellite"}
+_SECTIONS |= {"side_events", "knockout", "satellite", "cluster"}
 _TOURNAMENT_KEYS = {
     "name",
     "players",
@@ -215,6 +216,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         halt_short_tables=_halt(tournament.get("halt_short_tables"), policy, structure),
         knockout=parse_knockout(data.get("knockout"), tournament, players),
         satellite=parse_satellite(data, tournament),  # SAT-1 (its keys: `core.config_satellite`)
+        spare_tables=parse_spare_tables(data.get("cluster", {})),
     )
 
 
