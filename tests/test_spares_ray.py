@@ -113,8 +113,10 @@ def test_a_lost_nodes_tables_are_reseated_on_warm_spares_and_the_pool_refills(
 
     done = run_tournament(
         # The kill comes once every node holds its spare (the driver waits for them): one
-        # each, so they are up while several tables still play.
-        config(64, spares=1, stack=6000, length=16),
+        # each, so they are up while several tables still play. Deep stacks and long levels
+        # (about 2,000 hands): the spares start after every table, in seconds, and a short
+        # field (566 hands in 10 s with long polls) was over before the kill came.
+        config(64, spares=1, stack=24000, length=60),
         RunOptions(out=tmp_path, seed=5, bots=FIELD, nodes=3, kill_node_after=0.5, ray_logs=False),
         progress=watch_spares,
     )
