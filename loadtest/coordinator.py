@@ -144,7 +144,21 @@ async def run_fleet(options: FleetOptions, *, say: Callable[[str], None] = print
                 started.terminate()
         await lane.close()
     report = merge_records(records, seconds=options.duration)
-    report |= {"tournament": tournament, "processes": options.processes}
+    profile = options.profile
+    report |= {
+        "tournament": tournament,
+        "processes": options.processes,
+        "profile": {
+            "think_medians": dict(profile.think.medians),
+            "think_sigma": profile.think.sigma,
+            "bank_share": profile.think.bank_share,
+            "bank_use": profile.think.bank_use,
+            "ramp_seconds": ramp,
+            "registration": profile.registration,
+            "storm_seconds": profile.storm_seconds,
+            "reconnect_storms": [[s.at, s.share] for s in profile.reconnect_storms],
+        },
+    }
     return report
 
 

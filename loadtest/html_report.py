@@ -48,10 +48,17 @@ def _round_trips(histogram: LatencyHistogram, p99_ms: float) -> Callable[[Figure
     return draw
 
 
-def _over_time(per_second: list[int]) -> Callable[[Figure], None]:
+def _over_time(per_second: list[int], storms: list[list[float]]) -> Callable[[Figure], None]:
     def draw(figure: Figure) -> None:
         axes = figure.add_subplot()
         axes.plot(range(len(per_second)), per_second, color=_ACCENT)
+        for n, (at, share) in enumerate(storms):
+            label = "reconnect storm" if n == 0 else None
+            axes.axvline(at, color=_WARN, linestyle="--", label=label)
+            axes.annotate(f"{share:.0%}", (at, 0), color=_WARN, xytext=(3, 3),
+                          textcoords="offset points")  # fmt: skip
+        if storms:
+            axes.legend(loc="upper right")
         axes.set_ylim(bottom=0)
         axes.set_title("Actions accepted per second", loc="left", color=_INK, fontweight="bold")
         axes.set_xlabel("seconds into the measured window")
@@ -67,6 +74,7 @@ def _row(name: str, value: object) -> str:
 def render_html(report: dict[str, Any], *, command: str = "") -> str:
     """The report page; `command` (the command line that ran it) is shown at the top."""
     histogram = LatencyHistogram.from_json(report["histogram"])
+    profile = report["profile"]
     figures = [
         ("bots", f"{report['bots']} in {report['processes']} generator process(es)"),
         ("registered / connected", f"{report['registered']} / {report['welcomed']}"),
@@ -81,6 +89,13 @@ def render_html(report: dict[str, Any], *, command: str = "") -> str:
          f"{report['reconnects']} ({report['storm_drops']}, {report['resumes']})"),
         ("answers into the time bank (TB-1)", report["bank_decisions"]),
         ("tournament", report["tournament"]),
+        ("think medians (s), sigma",
+         f"{profile['think_medians'] or 'none'}, {profile['think_sigma']}"),
+        ("time-bank tail: share, at most of the bank",
+         f"{profile['bank_share']}, {profile['bank_use']}"),
+        ("ramp, registration", f"{profile['ramp_seconds']} s, {profile['registration']}"
+         + (f" within {profile['storm_seconds']} s" if profile["registration"] == "storm" else "")),
+        ("reconnect storms (at s, share)", profile["reconnect_storms"] or "none"),
     ]  # fmt: skip
     errors = (
         "".join(_row(what, count) for what, count in sorted(report["problems"].items()))
@@ -92,7 +107,7 @@ def render_html(report: dict[str, Any], *, command: str = "") -> str:
     header = "".join(f"<th>{k}</th>" for k in report["generators"][0]) if generators else ""
     images = [
         _png(_round_trips(histogram, report["p99_ms"])),
-        _png(_over_time(report["actions_per_second"])),
+        _png(_over_time(report["actions_per_second"], profile["reconnect_storms"])),
     ]
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mtt loadtest</title>
