@@ -252,3 +252,12 @@ def test_generators_records_merge_into_one_report_whose_counts_add_up() -> None:
     assert report["errors"] == 4 == sum(report["problems"].values())
     assert report["bots"] == 4 and report["reconnects"] == 1
     assert report["p99_ms"] == 5.0 and report["actions_per_s"] == round(5 / 3, 1)
+
+
+def test_the_sunday_example_profile_reads() -> None:
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "loadtest" / "sunday.toml"
+    profile = parse_profile(path.read_text())
+    assert profile.think == ThinkTimes.online()  # the file spells the built-in pace out
+    assert profile.registration == "storm" and profile.reconnect_storms
