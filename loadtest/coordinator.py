@@ -20,7 +20,7 @@ from typing import Any
 
 import grpc
 
-from loadtest.errors import GeneratorError
+from loadtest.errors import GeneratorError, ProfileError
 from loadtest.fleet import DEFAULT_CONFIG, channel
 from loadtest.generator import GeneratorPlan, Link, PipeLink, QueueLink, drive, main, shares
 from loadtest.histogram import LatencyHistogram
@@ -46,6 +46,13 @@ class FleetOptions:
     seed: int = 1
     processes: int = 1
     profile: LoadProfile = field(default_factory=LoadProfile)
+
+    def __post_init__(self) -> None:
+        late = [s.at for s in self.profile.reconnect_storms if s.at >= self.duration]
+        if late:
+            raise ProfileError(
+                f"reconnect_storm.at {late} is not within the measured {self.duration} s"
+            )
 
 
 async def _gather(links: Sequence[Link], kind: str) -> list[tuple[Any, ...]]:

@@ -261,3 +261,14 @@ def test_the_sunday_example_profile_reads() -> None:
     profile = parse_profile(path.read_text())
     assert profile.think == ThinkTimes.online()  # the file spells the built-in pace out
     assert profile.registration == "storm" and profile.reconnect_storms
+
+
+def test_a_reconnect_storm_after_the_measured_window_is_refused_naming_its_key() -> None:
+    from loadtest.coordinator import FleetOptions
+
+    storms = (ReconnectStorm(at=30.0, share=0.1),)
+    with pytest.raises(ProfileError, match=r"reconnect_storm\.at"):
+        FleetOptions(
+            target="127.0.0.1:1", bots=10, duration=20.0, operator_credential="x",
+            profile=LoadProfile(reconnect_storms=storms),
+        )  # fmt: skip

@@ -8,6 +8,10 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from loadtest.profile import LoadProfile
 
 __all__ = ["register"]
 
@@ -58,7 +62,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.set_defaults(handler=_loadtest)
 
 
-def _profile(args: argparse.Namespace) -> object:
+def _profile(args: argparse.Namespace) -> LoadProfile:
     """The profile file's (or the default) with the flags applied over it."""
     from dataclasses import replace
 
@@ -108,13 +112,11 @@ def _loadtest(args: argparse.Namespace) -> int:
     from loadtest.errors import LoadTestError
     from loadtest.fleet import DEFAULT_CONFIG
     from loadtest.html_report import render_html
-    from loadtest.profile import LoadProfile
     from orchestrator.frontdoor.auth import load_operator_credential
     from orchestrator.frontdoor.errors import FrontDoorError
 
     try:
         profile = _profile(args)
-        assert isinstance(profile, LoadProfile)
         options = FleetOptions(
             target=args.target,
             bots=args.bots,
