@@ -185,25 +185,31 @@ class BotPlayer:
                     except Exception as exc:  # a bug of ours: counted and shown, play goes on
                         self._stats.problem(f"client {type(exc).__name__}: {exc}")
                     backoff = 0.1
-                return  # the server ended the stream (tournament over)
             except asyncio.CancelledError:
                 if not self._dropping:
                     raise  # the task is cancelled, not the stream
-                self._dropping = False  # a storm's drop: the same token again, at once
             except grpc.aio.AioRpcError as exc:
-                if self.stopping or exc.code() == grpc.StatusCode.CANCELLED:
-                    return
-                self._stats.problem(exc.code().name)
-                await asyncio.sleep(backoff * (1 + self._rng.random()))
-                backoff = min(2.0, backoff * 2)
+                if not self._dropping:
+                    if self.stopping or exc.code() == grpc.StatusCode.CANCELLED:
+                        return
+                    self._stats.problem(exc.code().name)
+                    await asyncio.sleep(backoff * (1 + self._rng.random()))
+                    backoff = min(2.0, backoff * 2)
+                    continue
+            if not self._dropping:
+                return  # the server ended the stream (tournament over)
+            # A storm's drop, whichever way the cancelled call ended (CancelledError, a
+            # CANCELLED status, or a quiet end): the same token again, at once.
+            self._dropping = False
 
-    def drop(self) -> None:
-        """Cut the current stream, forgetting the answers in flight; `run` reconnects at once."""
+    def drop(self) -> bool:
+        """Cut the current stream, forgetting the answers in flight; `run` reconnects at once.
+        False when there was no open stream to cut."""
         if self._call is None or self._call.done() or self.stopping:
-            return
+            return False
         self._forget_answers()
         self._dropping = True
-        self._call.cancel()
+        return self._call.cancel()
 
     def stop(self) -> None:
         self.stopping = True

@@ -196,7 +196,7 @@ async def drive(plan: GeneratorPlan, link: Link) -> None:
 
 
 async def _storm(plan: GeneratorPlan, players: dict[int, BotPlayer], n: int, epoch: float) -> int:
-    """Reconnect storm `n`: this generator's share of its victims drop at once; how many."""
+    """Reconnect storm `n`: this generator's share of its victims drop at once; how many did."""
     storm = plan.profile.reconnect_storms[n]
     hit = [
         k
@@ -204,9 +204,7 @@ async def _storm(plan: GeneratorPlan, players: dict[int, BotPlayer], n: int, epo
         if k in players
     ]
     await _until(epoch + storm.at)
-    for k in hit:
-        players[k].drop()
-    return len(hit)
+    return sum(players[k].drop() for k in hit)
 
 
 def _record(
