@@ -64,7 +64,9 @@ class Terminal:
         words = self.tmux(
             "display-message", "-p", "-t", session, "#{pane_dead} #{pane_dead_status}"
         ).split()
-        return int(words[1]) if words[0] == "1" else None  # "0" alone while it runs
+        # "0" alone while it runs; "1" alone for a moment after it ended, before tmux has
+        # its status (seen on a busy machine): asked again then
+        return int(words[1]) if words[0] == "1" and len(words) == 2 else None
 
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", "client", "-l", text)
