@@ -27,7 +27,9 @@ CHAOS = {
         "name": "orch",
         "players": 30,
         "max_per_table": 6,
-        "starting_stack": 1500,
+        # Deep enough that the kills chosen among hands 5..60 come while it plays: with long
+        # polls a 1,500-chip field dealt 25 hands between two of the driver's polls and ended.
+        "starting_stack": 6000,
         "buy_in": 100,
         "late_registration_levels": 1,
         "reentries": 1,
