@@ -115,7 +115,7 @@ class Orchestrator:
         self._fleet = TableFleet(tournament_id, tables, spares=config.spare_tables)
         self._lost: dict[str, set[int]] = {}  # node -> tables restarted because it died
         self._node_checks: dict[str, asyncio.Task[None]] = {}
-        self._attached = False
+        self._attaching: asyncio.Task[None] | None = None  # see _ready
         self._results: dict[str, Any] | None = None
         # Wall and CPU time per report, bounded so nothing grows per hand.
         self._report_seconds: deque[tuple[float, float]] = deque(maxlen=100_000)
@@ -175,10 +175,15 @@ class Orchestrator:
     async def _ready(self) -> None:
         """Once per incarnation, at the first call: open the first tables, or after a restart
         find the live table actors (restarting the tables that have none), and keep the
-        lease."""
-        if self._attached:
-            return
-        self._attached = True
+        lease. Every call waits for it: after a restart the tables' retried reports, the
+        driver's `complete` and its status polls arrive together, and one that went on while
+        the tables were still being found would see no table (`complete` would answer with a
+        tournament half played)."""
+        if self._attaching is None:
+            self._attaching = asyncio.get_running_loop().create_task(self._attach())
+        await self._attaching
+
+    async def _attach(self) -> None:
         self._self = ray.get_runtime_context().current_actor
         self._fleet.bind(self._self)
         self._spawn(self._keep_lease())
