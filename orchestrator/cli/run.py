@@ -338,6 +338,12 @@ def _run(args: argparse.Namespace) -> int:
         f"prize pool {results['prize_pool']}",
     )
     print(_where(args.out))
+    if args.kill_node_after is not None and summary.node_killed_at is None:
+        print(
+            f"chaos drill: no node was killed, the field was over before "
+            f"{args.kill_node_after:g}s of play (with its warm spares up): deeper stacks, "
+            "longer levels or an earlier --kill-node-after"
+        )
     _print_play_styles(args.out, args.bots, seed)
     return 0
 
