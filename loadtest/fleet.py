@@ -1,49 +1,53 @@
-"""The bot fleet: N remote players, each its own gRPC Play stream, playing the engine's bot
-policies on what the front door tells them (`RemoteView`), with a report.
+"""The bot fleet's players: each a remote player on its own gRPC Play stream, playing the
+engine's bot policies on what the front door tells them (`RemoteView`), thinking before each
+answer as its `ThinkTimes` says, and able to drop its stream and reconnect at once (a reconnect
+storm, OUT-3). A whole run (generators, ramp, storms, the merged report) is
+`loadtest.coordinator`.
 
-A run: create a tournament (or join `--tournament`), open registration, register the bots,
-connect them gradually (the ramp), start, play `duration` seconds, cancel the tournament it
-created, disconnect. The action round trip is measured by each bot from sending its action to
-receiving the server's ActionAccepted (the front door has checked it and handed it to the
-table); timeouts are OUT-1 notices received; errors are Problem messages and failed calls.
+The action round trip, the one latency this package measures: from the moment a bot sends its
+action (after thinking) to its receiving the server's ActionAccepted (the front door has checked
+it and handed it to the table). Think time is not in it. Timeouts are OUT-1 notices received;
+errors are Problem messages (by their code, a gRPC status name) and failed calls (by status).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import grpc
 
+from loadtest.histogram import LatencyHistogram
+from loadtest.think import ThinkTimes, action_type
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
 from table_worker._proto import gateway_pb2 as gw
-from table_worker.bots import Bot, make_bot
+from table_worker.bots import Bot
 from table_worker.engine import DecisionKind, LegalActions, Street
 
 __all__ = [
+    "BOTS_PER_CHANNEL",
     "DEFAULT_CONFIG",
     "BotPlayer",
-    "FleetOptions",
     "FleetStats",
     "RemoteView",
-    "format_report",
-    "percentile",
-    "run_fleet",
+    "channel",
 ]
 
-# Deep stacks and one long level: the tournament outlasts the run.
+# Deep stacks and one long level: the tournament outlasts the run. A time bank (TB-1) for the
+# think times' tail to run into.
 DEFAULT_CONFIG = """
 [tournament]
 name = "loadtest"
 max_per_table = 10
 starting_stack = 1000000
 action_seconds = 10
+time_bank_seconds = 30
+time_bank_refill = 5
+time_bank_every = 1
 
 [levels]
 unit = "hands"
@@ -51,10 +55,6 @@ length = 1000000
 blinds = [[50, 100, 0]]
 """
 BOTS_PER_CHANNEL = 100
-WARM_SHARE = 0.9
-WARMUP_LIMIT_SECONDS = 600.0
-REGISTER_CONCURRENCY = 32
-BOT_WALLET_CENTS = 10**9  # each bot's wallet: far more than any entry it may take
 
 _KINDS = {
     DecisionKind.FOLD: gw.FOLD,
@@ -63,34 +63,37 @@ _KINDS = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FleetOptions:
-    target: str
-    bots: int
-    duration: float
-    operator_credential: str
-    policy: str = "strength"
-    tournament: str = ""  # join this one (created, registration open) instead of creating one
-    config: str = DEFAULT_CONFIG
-    ramp_seconds: float | None = None  # default: 1 s per 200 bots, at least 2 s
-    tls_ca: bytes | None = None
-    seed: int = 1
-
-
 @dataclass
 class FleetStats:
+    """What a generator's bots saw. Round trips, accepted actions and hands count only while
+    `measuring`; `measure_epoch` (wall clock, shared by every generator) numbers the seconds of
+    `per_second`. Errors count always."""
+
     measuring: bool = False
-    latencies: list[float] = field(default_factory=list)
+    measure_epoch: float = 0.0
+    latency: LatencyHistogram = field(default_factory=LatencyHistogram)
+    per_second: dict[int, int] = field(default_factory=dict)
     actions: int = 0
     hands: set[tuple[int, int]] = field(default_factory=set)
     timeouts: int = 0
     errors: int = 0
-    reconnects: int = 0
+    reconnects: int = 0  # streams opened again: after a failure or a storm's drop
+    resumes: int = 0  # Resume messages received on a stream opened again (OUT-3)
+    bank_decisions: int = 0  # answers thought past the time limit, into the bank (TB-1)
     problems: dict[str, int] = field(default_factory=dict)
 
     def problem(self, what: str) -> None:
+        """One error, counted under `what` (a gRPC status name, or `client <exception>`)."""
         self.errors += 1
         self.problems[what] = self.problems.get(what, 0) + 1
+
+    def accepted(self, round_trip: float) -> None:
+        if not self.measuring:
+            return
+        self.latency.record(round_trip)
+        self.actions += 1
+        second = max(0, int(time.time() - self.measure_epoch))
+        self.per_second[second] = self.per_second.get(second, 0) + 1
 
 
 class RemoteView:
@@ -124,17 +127,10 @@ class RemoteView:
         return self._bets.get(seat, 0)
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The q-quantile (0..1) by nearest rank; 0 for no values."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
-
-
 class BotPlayer:
     """One remote player playing a bot policy over its own Play stream; `observer` sees every
-    message the server sent it (a recorder, a verbose log)."""
+    message the server sent it (a recorder, a verbose log). With `think` (and its `rng`) it
+    waits a drawn think time before each answer; without, it answers at once."""
 
     def __init__(
         self,
@@ -144,6 +140,9 @@ class BotPlayer:
         channel: grpc.aio.Channel,
         stats: FleetStats,
         observer: Callable[[pb.ServerMessage], None] | None = None,
+        *,
+        think: ThinkTimes | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         self.name = name
         self._observer = observer
@@ -151,9 +150,15 @@ class BotPlayer:
         self._bot = bot
         self._stub = pb_grpc.PlayerServiceStub(channel)
         self._stats = stats
+        self._think = think or ThinkTimes.flat_out()
+        self._rng = rng or random.Random(name)
         self._view = RemoteView()
         self._sent: dict[int, float] = {}
+        self._thinking: dict[int, asyncio.TimerHandle] = {}
         self._outbox: asyncio.Queue[pb.PlayerMessage | None] = asyncio.Queue()
+        self._call: grpc.aio.StreamStreamCall[pb.PlayerMessage, pb.ServerMessage] | None = None
+        self._dropping = False
+        self._streams = 0
         self.welcomed = asyncio.Event()
         self.dealt = asyncio.Event()  # a first hand reached this bot: its table is dealing
         self.stopping = False
@@ -163,11 +168,14 @@ class BotPlayer:
             yield message
 
     async def run(self) -> None:
-        """Play until stopped, reconnecting after a dropped stream."""
+        """Play until stopped, reconnecting after a dropped stream (at once after `drop`)."""
         backoff = 0.1
         while not self.stopping:
             self._outbox = asyncio.Queue()
-            call = self._stub.Play(self._messages(), metadata=self._metadata)
+            self._streams += 1
+            if self._streams > 1:
+                self._stats.reconnects += 1
+            self._call = call = self._stub.Play(self._messages(), metadata=self._metadata)
             try:
                 async for message in call:
                     if self._observer is not None:
@@ -177,18 +185,42 @@ class BotPlayer:
                     except Exception as exc:  # a bug of ours: counted and shown, play goes on
                         self._stats.problem(f"client {type(exc).__name__}: {exc}")
                     backoff = 0.1
-                return  # the server ended the stream (tournament over)
+            except asyncio.CancelledError:
+                if not self._dropping:
+                    raise  # the task is cancelled, not the stream
             except grpc.aio.AioRpcError as exc:
-                if self.stopping or exc.code() == grpc.StatusCode.CANCELLED:
-                    return
-                self._stats.problem(f"stream {exc.code().name}")
-                self._stats.reconnects += 1
-                await asyncio.sleep(backoff * (1 + random.random()))
-                backoff = min(2.0, backoff * 2)
+                if not self._dropping:
+                    if self.stopping or exc.code() == grpc.StatusCode.CANCELLED:
+                        return
+                    self._stats.problem(exc.code().name)
+                    await asyncio.sleep(backoff * (1 + self._rng.random()))
+                    backoff = min(2.0, backoff * 2)
+                    continue
+            if not self._dropping:
+                return  # the server ended the stream (tournament over)
+            # A storm's drop, whichever way the cancelled call ended (CancelledError, a
+            # CANCELLED status, or a quiet end): the same token again, at once.
+            self._dropping = False
+
+    def drop(self) -> bool:
+        """Cut the current stream, forgetting the answers in flight; `run` reconnects at once.
+        False when there was no open stream to cut."""
+        if self._call is None or self._call.done() or self.stopping:
+            return False
+        self._forget_answers()
+        self._dropping = True
+        return self._call.cancel()
 
     def stop(self) -> None:
         self.stopping = True
+        self._forget_answers()
         self._outbox.put_nowait(None)
+
+    def _forget_answers(self) -> None:
+        for handle in self._thinking.values():
+            handle.cancel()
+        self._thinking.clear()
+        self._sent.clear()
 
     def _on(self, message: pb.ServerMessage) -> None:
         kind = message.WhichOneof("kind")
@@ -198,13 +230,16 @@ class BotPlayer:
         elif kind == "hand_started":
             self._view.new_hand(message.hand_started)
             self.dealt.set()
+        elif kind == "resume":
+            stats.resumes += 1 if self._streams > 1 else 0
+            if message.resume.HasField("hand"):
+                self._view.new_hand(message.resume.hand)
         elif kind == "action_request":
             self._act(message.action_request)
         elif kind == "action_accepted":
             sent = self._sent.pop(message.action_accepted.request_id, None)
-            if sent is not None and stats.measuring:
-                stats.latencies.append(time.perf_counter() - sent)
-                stats.actions += 1
+            if sent is not None:
+                stats.accepted(time.perf_counter() - sent)
         elif kind == "hand_result":
             if stats.measuring:
                 stats.hands.add((message.hand_result.table, message.hand_result.hand))
@@ -232,143 +267,38 @@ class BotPlayer:
                 max_raise_to=legal.max_raise_to if legal.can_raise else None,
             ),
         )
-        self._sent[prompt.request_id] = time.perf_counter()
-        self._outbox.put_nowait(
-            pb.PlayerMessage(
-                action=pb.Action(
-                    request_id=prompt.request_id,
-                    kind=_KINDS[decision.kind],
-                    amount=decision.amount,
-                )
+        answer = pb.PlayerMessage(
+            action=pb.Action(
+                request_id=prompt.request_id, kind=_KINDS[decision.kind], amount=decision.amount
             )
         )
+        think = self._think.sample(
+            action_type(decision.kind, legal.call_amount),
+            limit_seconds=prompt.seconds,
+            bank_seconds=prompt.time_bank_seconds,
+            rng=self._rng,
+        )
+        if think > prompt.seconds:
+            self._stats.bank_decisions += 1
+        stale = self._thinking.pop(prompt.request_id, None)  # asked again after a reconnect
+        if stale is not None:
+            stale.cancel()
+        if think <= 0.0:
+            self._send(prompt.request_id, answer)
+            return
+        loop = asyncio.get_running_loop()
+        self._thinking[prompt.request_id] = loop.call_later(
+            think, self._send, prompt.request_id, answer
+        )
+
+    def _send(self, request_id: int, answer: pb.PlayerMessage) -> None:
+        self._thinking.pop(request_id, None)
+        self._sent[request_id] = time.perf_counter()
+        self._outbox.put_nowait(answer)
 
 
-def _channel(target: str, tls_ca: bytes | None) -> grpc.aio.Channel:
+def channel(target: str, tls_ca: bytes | None) -> grpc.aio.Channel:
+    """A channel to `mtt serve`: TLS when a CA is given."""
     if tls_ca is None:
         return grpc.aio.insecure_channel(target)
     return grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(tls_ca))
-
-
-async def run_fleet(options: FleetOptions, *, say: Any = print) -> dict[str, Any]:
-    """Run the fleet; the report (the issue's JSON keys, and a few more)."""
-    channels = [
-        _channel(options.target, options.tls_ca)
-        for _ in range((options.bots + BOTS_PER_CHANNEL - 1) // BOTS_PER_CHANNEL)
-    ]
-    operator = pb_grpc.OperatorServiceStub(channels[0])
-    credential = (("authorization", f"Bearer {options.operator_credential}"),)
-    stats = FleetStats()
-    tasks: list[asyncio.Task[None]] = []
-    players: list[BotPlayer] = []
-    try:
-        tournament = options.tournament
-        if not tournament:
-            info = await operator.CreateTournament(
-                pb.CreateTournamentRequest(config_toml=options.config), metadata=credential
-            )
-            tournament = info.tournament_id
-            await operator.OpenRegistration(
-                pb.TournamentRef(tournament_id=tournament), metadata=credential
-            )
-        say(f"tournament {tournament}: registering {options.bots} bots")
-        limit = asyncio.Semaphore(REGISTER_CONCURRENCY)
-
-        async def register(k: int) -> BotPlayer:
-            """As a player does: a wallet opened by the operator, then Register with its
-            credential (REG-1: the entry comes out of the wallet)."""
-            name = f"bot{k:05d}"
-            async with limit:
-                try:
-                    wallet = await operator.CreateAccount(
-                        pb.CreateAccountRequest(account=name, balance=BOT_WALLET_CENTS),
-                        metadata=credential,
-                    )
-                except grpc.aio.AioRpcError as exc:
-                    if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:
-                        raise
-                    # an earlier fleet's wallet (its credential shown only then): the operator
-                    # registers the bot on its behalf
-                    reply = await operator.RegisterPlayer(
-                        pb.PlayerRef(tournament_id=tournament, player=name), metadata=credential
-                    )
-                else:
-                    stub = pb_grpc.PlayerServiceStub(channels[k % len(channels)])
-                    reply = await stub.Register(
-                        pb.RegisterRequest(tournament_id=tournament, player=name),
-                        metadata=(("authorization", f"Bearer {wallet.credential}"),),
-                    )
-            bot = make_bot(options.policy, random.Random(f"{options.seed}:{name}"))
-            return BotPlayer(name, reply.token, bot, channels[k % len(channels)], stats)
-
-        players = list(await asyncio.gather(*(register(k) for k in range(options.bots))))
-        ramp = options.ramp_seconds
-        ramp = max(2.0, options.bots / 200) if ramp is None else ramp
-        say(f"connecting over {ramp:.0f} s")
-        step = ramp / max(1, len(players))
-        for player in players:
-            tasks.append(asyncio.create_task(player.run()))
-            await asyncio.sleep(step)
-        await asyncio.wait_for(
-            asyncio.gather(*(p.welcomed.wait() for p in players)), timeout=60 + ramp
-        )
-        say("all connected; starting")
-        await operator.StartTournament(
-            pb.TournamentRef(tournament_id=tournament), metadata=credential
-        )
-        # Tables start one Ray worker process each (about a CPU-second apiece): measure once
-        # nearly every bot's table deals, not while the cluster is still starting them.
-        warm = time.perf_counter()
-        while sum(p.dealt.is_set() for p in players) < WARM_SHARE * len(players):
-            if time.perf_counter() - warm > WARMUP_LIMIT_SECONDS:
-                break
-            await asyncio.sleep(0.5)
-        say(f"tables dealing after {time.perf_counter() - warm:.0f} s; measuring")
-        stats.measuring = True
-        started = time.perf_counter()
-        await asyncio.sleep(options.duration)
-        stats.measuring = False
-        seconds = time.perf_counter() - started
-        if not options.tournament:
-            with contextlib.suppress(grpc.aio.AioRpcError):
-                await operator.CancelTournament(
-                    pb.CancelRequest(tournament_id=tournament, reason="load test over"),
-                    metadata=credential,
-                )
-    finally:
-        for player in players:
-            player.stop()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for channel in channels:
-            await channel.close()
-    lat = stats.latencies
-    return {
-        "bots": options.bots,
-        "seconds": round(seconds, 3),
-        "actions_per_s": round(stats.actions / seconds, 1),
-        "hands_per_s": round(len(stats.hands) / seconds, 2),
-        "p50_ms": round(1000 * percentile(lat, 0.50), 3),
-        "p95_ms": round(1000 * percentile(lat, 0.95), 3),
-        "p99_ms": round(1000 * percentile(lat, 0.99), 3),
-        "timeouts": stats.timeouts,
-        "errors": stats.errors,
-        "reconnects": stats.reconnects,
-        "actions": stats.actions,
-        "hands": len(stats.hands),
-        "problems": stats.problems,
-        "tournament": tournament,
-    }
-
-
-def format_report(report: dict[str, Any]) -> str:
-    return (
-        f"{report['bots']} bots for {report['seconds']:.1f} s on {report['tournament']}\n"
-        f"  actions/s {report['actions_per_s']:>9,.1f}   hands/s {report['hands_per_s']:>7,.2f}\n"
-        f"  action round trip p50 {report['p50_ms']:.2f} ms  p95 {report['p95_ms']:.2f} ms"
-        f"  p99 {report['p99_ms']:.2f} ms\n"
-        f"  timeouts {report['timeouts']}  errors {report['errors']}"
-        f"  reconnects {report['reconnects']}"
-        + (f"  ({report['problems']})" if report["problems"] else "")
-    )

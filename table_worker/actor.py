@@ -20,7 +20,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ray
 
@@ -31,52 +31,83 @@ from table_worker.engine import Decision, Hand, HandSetup, LegalActions
 from table_worker.errors import IllegalAction
 from table_worker.phh import phhs_section
 from table_worker.protocol import HandPlayer, HandReport, HandTiming, NextHand, TableDirective
-from table_worker.remote import GatewaySettings, RemoteSeats
 from table_worker.session import PlayedHand
 
+if TYPE_CHECKING:  # remote seats are imported by the tables that have them (the front door's)
+    from table_worker.remote import GatewaySettings, RemoteSeats
 DECK_WAIT_SECONDS = 30.0  # one wait for a deck; then the table says it waits, and waits on
 
 log = logging.getLogger(__name__)
 
 
 class Table:
-    """The actor's body, kept free of Ray so it reads (and tests) as plain Python."""
+    """The actor's body, kept free of Ray so it reads (and tests) as plain Python.
+
+    Started with a `table`, it is that table's actor at once; started without one, it is a
+    warm spare (a process started and waiting, `orchestrator.shell.tables.SparePool`) until
+    `take` makes it a lost table's new actor, so that restart costs no process start."""
 
     def __init__(
         self,
         *,
         tournament_id: str,
-        table: int,
         orchestrator: Any,
         deck_target: str,
         bots: tuple[str, ...],
         seed: int,
         gateway: GatewaySettings | None = None,
+        table: int | None = None,
     ) -> None:
-        self.table = table
+        self._tournament_id = tournament_id
         self._orchestrator = orchestrator
         self._deck_target = deck_target
-        self._decks = BlockingDeckClient(
-            deck_target, tournament_id=tournament_id, table_id=str(table), wait=DECK_WAIT_SECONDS
-        )
+        self._gateway = gateway
         self._bot_policies = bots
         self._seed = seed
         self._bots: dict[str, Bot] = {}
         self._fouled_reported = 0
-        # Every seat is a remote player when the tournament came through the front door.
-        self._remote = (
-            None
-            if gateway is None
-            else RemoteSeats(
-                gateway,
-                tournament_id=tournament_id,
-                table=table,
-                lookup=gateway_lookup(gateway) if gateway.book else None,
-            )
-        )
+        self.table = 0
+        self._generation = 0
+        self._decks: BlockingDeckClient | None = None
+        self._remote: RemoteSeats | None = None
         self.hands_played = 0
         self._running = False
         self._closed = False
+        if table is not None:
+            self._seat(table, generation=0)
+
+    def take(self, table: int, generation: int) -> str:
+        """A spare becomes `table`'s actor (its `generation`-th), once; the node it runs on."""
+        self._seat(table, generation)
+        return self.node()
+
+    def _seat(self, table: int, generation: int) -> None:
+        """Be `table`'s actor: open its deck client, and its remote seats when the tournament
+        came through the front door."""
+        if self._decks is not None:
+            raise RuntimeError(f"this actor is table {self.table}'s already")
+        self.table, self._generation = table, generation
+        self._decks = BlockingDeckClient(
+            self._deck_target,
+            tournament_id=self._tournament_id,
+            table_id=str(table),
+            wait=DECK_WAIT_SECONDS,
+        )
+        gateway = self._gateway
+        if gateway is not None:  # every seat is a remote player then
+            from table_worker.remote import RemoteSeats
+
+            self._remote = RemoteSeats(
+                gateway,
+                tournament_id=self._tournament_id,
+                table=table,
+                lookup=gateway_lookup(gateway) if gateway.book else None,
+            )
+
+    def seated(self) -> tuple[int, int] | None:
+        """The table and generation this actor plays (None: a spare not taken yet); a
+        restarted orchestrator asks its spares."""
+        return None if self._decks is None else (self.table, self._generation)
 
     def run(self, directive: TableDirective) -> int:
         """Play hands until the orchestrator closes the table; returns hands played."""
@@ -102,6 +133,7 @@ class Table:
         return str(ray.get_runtime_context().get_node_id())
 
     def play(self, spec: NextHand) -> HandReport:
+        decks = self._dealing()
         started = time.perf_counter()
         served = self._next_deck(spec.hand)
         deck_wait = time.perf_counter() - started
@@ -126,10 +158,7 @@ class Table:
         played = PlayedHand(self.table, spec.hand, names, hand, deck=served)
         self.hands_played += 1
         finishing = hand.finishing_stacks()
-        fouled, self._fouled_reported = (
-            self._decks.fouled - self._fouled_reported,
-            self._decks.fouled,
-        )
+        fouled, self._fouled_reported = decks.fouled - self._fouled_reported, decks.fouled
         return HandReport(
             table=self.table,
             hand=spec.hand,
@@ -147,12 +176,17 @@ class Table:
             pots=hand.pots(),
         )
 
+    def _dealing(self) -> BlockingDeckClient:
+        if self._decks is None:
+            raise RuntimeError("a spare table actor deals nothing until it is taken")
+        return self._decks
+
     def _next_deck(self, hand: int) -> ServedDeck:
         """The deck of the next hand, waiting for the deck service as long as it is away."""
         since, waited = time.monotonic(), False
         while True:
             try:
-                deck = self._decks.next_deck()
+                deck = self._dealing().next_deck()
             except DeckServiceUnavailable as exc:
                 waited = True
                 log.warning(
@@ -198,7 +232,8 @@ class Table:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self._decks.close()
+            if self._decks is not None:
+                self._decks.close()
             if self._remote is not None:
                 self._remote.close()
 

@@ -42,11 +42,14 @@ SCREEN_SECONDS = 60.0  # the longest a screen may take to show what is waited fo
 
 class Terminal:
     """Windows running commands on a tmux server of its own; a window stays after its command
-    ends (remain-on-exit), so its last screen and exit status can be read."""
+    ends (remain-on-exit), so its last screen can be read, and the shell running the command
+    writes its exit status to a file beside the config (tmux's own `pane_dead_status` was seen
+    empty for a pane that had ended, on a busy machine)."""
 
     def __init__(self, socket: str, config: Path) -> None:
         config.write_text("set -g remain-on-exit on\n")
         self._base = ["tmux", "-L", socket, "-f", str(config)]
+        self._statuses = config.parent
 
     def tmux(self, *words: str) -> str:
         done = subprocess.run([*self._base, *words], capture_output=True, text=True, check=True)
@@ -54,7 +57,9 @@ class Terminal:
 
     def start(self, command: list[str], env: dict[str, str], session: str = "client") -> None:
         exports = [f"{k}={v}" for k, v in env.items()]
-        line = " ".join(["env", *exports, *command])
+        status = self._status_file(session)
+        status.unlink(missing_ok=True)
+        line = " ".join(["env", *exports, *command, ";", "echo", "$?", ">", str(status)])
         self.tmux("new-session", "-d", "-s", session, line)  # 80 x 24, tmux's default
 
     def screen(self, session: str = "client") -> str:
@@ -62,10 +67,11 @@ class Terminal:
 
     def exit_status(self, session: str = "client") -> int | None:
         """The command's exit status once it has ended; None while it runs."""
-        words = self.tmux(
-            "display-message", "-p", "-t", session, "#{pane_dead} #{pane_dead_status}"
-        ).split()
-        return int(words[1]) if words[0] == "1" else None  # "0" alone while it runs
+        text = self._status_file(session).read_text() if self._status_file(session).exists() else ""
+        return int(text) if text.strip() else None
+
+    def _status_file(self, session: str) -> Path:
+        return self._statuses / f"{session}.status"
 
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", "client", "-l", text)

@@ -95,9 +95,11 @@ def test_ctl_drives_a_tournament_of_bots_from_create_to_finished_standings(
     toml.write_text(
         config(
             "ctl-e2e",
-            starting_stack=1000,
+            # Deep enough (about a hundred hands) to be still running when `ctl pause` comes:
+            # at 1,000 chips the field was over first once waiting tables were long-polled.
+            starting_stack=20000,
             action_seconds=5,
-            length=3,
+            length=10,
             levels="[[25, 50, 0], [50, 100, 0], [100, 200, 0], [200, 400, 0], [400, 800, 0]]",
         )
     )

@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -549,6 +550,9 @@ def test_credentials_bad_input_floods_time_limits_and_reconnects(server: Server)
     metrics = urlopen(f"http://{server.metrics}/metrics").read().decode()
     unauthenticated = 'code="UNAUTHENTICATED",method="/mtt.frontdoor.v1.OperatorService/Create'
     assert f"mtt_grpc_requests_total{{{unauthenticated}" in metrics
-    assert "mtt_action_timeouts_total 1.0" in metrics
+    # The OUT-1 timeout above is counted (and any of the reconnect storm's: a prompt that
+    # found no stream while the 20 streams replaced each other also times out).
+    (timeouts,) = re.findall(r"^mtt_action_timeouts_total (\S+)$", metrics, re.MULTILINE)
+    assert float(timeouts) >= 1
     assert 'mtt_action_roundtrip_seconds_bucket{le="0.05"}' in metrics
     assert 'mtt_hands_total{tournament="guard"}' in metrics  # the tournament metrics too

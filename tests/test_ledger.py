@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.core.ledger import Ledger, cancellation_charge
+from orchestrator.core.ledger import Ledger
+from orchestrator.core.ledger_amounts import cancellation_charge
 from orchestrator.core.ledger_records import (
     OPERATOR,
     POOL,

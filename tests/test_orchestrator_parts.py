@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orchestrator.core.blinds import first_blinds, next_blinds
+from orchestrator.core.config_event import EventPlan, load_plan
 from orchestrator.core.config_toml import load_config, parse_config
 from orchestrator.core.levels import blind_level, level_due
 from orchestrator.core.payouts import MILLION, default_shares, payouts
@@ -27,7 +28,9 @@ def minimal(**tournament: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
 def test_every_example_config_loads(path: Path) -> None:
-    config = load_config(path)
+    """A tournament's file, or a multi-day event's (FL-1: its flights share one structure)."""
+    plan = load_plan(path)
+    config = plan.structure if isinstance(plan, EventPlan) else plan
     assert 2 <= config.max_per_table <= 10
 
 

@@ -230,10 +230,18 @@ def test_a_table_actor_killed_mid_tournament_restarts_and_nothing_is_lost(
 def test_chaos_drill_a_node_dies_and_the_tournament_still_finishes(tmp_path: Path) -> None:
     """`mtt run --nodes 3 --kill-node-after S`: a worker node hosting tables is killed; the
     loss is logged, its tables restart on live nodes, one winner, nothing lost."""
-    config = parse_config(CHAOS).with_players(80)
-    # Early: on an idle machine the whole field is played out in about 4 s. The drill kills
-    # the node once one hosts tables, however long they take to start.
-    options = RunOptions(out=tmp_path, seed=8, nodes=3, kill_node_after=1.0)
+    # The lost tables start new actors here (no warm spares: test_spares_ray drills those).
+    # Bots that play a while, deep stacks and long levels: with long polls the default bots
+    # played an 80-player, 8,000-chip field down to 5 players in half a second of play,
+    # before any kill was due.
+    deep = {**CHAOS["tournament"], "starting_stack": 8000}
+    longer = {**CHAOS["levels"], "length": 30}
+    config = parse_config(
+        {**CHAOS, "tournament": deep, "levels": longer, "cluster": {"spare_tables": 0}}
+    ).with_players(80)
+    options = RunOptions(
+        out=tmp_path, seed=8, nodes=3, kill_node_after=0.5, bots=("tag", "lag", "station")
+    )
     run_tournament(config, options, progress=lambda status: None)
     report = audit_run(tmp_path)
     assert not report.violations, "\n".join(map(str, report.violations))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from tournament_checks import funds
 
 from orchestrator.core import state_codec
 from orchestrator.core.clock import LevelClock
+from orchestrator.core.config import BagRule, Day2Start
 from orchestrator.core.config_toml import parse_config
 from orchestrator.core.replay import load_snapshot, rebuild, snapshot
 from orchestrator.core.tables import TableState
@@ -53,6 +55,18 @@ def side_events(players: int) -> Any:
     )
 
 
+def flight(players: int) -> Any:
+    """FL-1: a Day 1 flight bagging at a quarter of its field."""
+    return replace(side_events(players), side_events=None, bag=BagRule(players=players // 4))
+
+
+def day2(players: int) -> Any:
+    """FL-3: a Day 2 of uneven bags at level 2, its pool the flights'."""
+    stacks = tuple((p, 500 + 100 * k) for k, p in enumerate(names(players)))
+    start = Day2Start(stacks=stacks, level=2, pool=100 * 3 * players, entries=3 * players)
+    return replace(side_events(players), side_events=None, players=players, day2=start)
+
+
 # (players, seed, drive's settings): every structure, its policies and commands.
 RUNS: list[tuple[int, int, dict[str, Any]]] = [
     (23, 1, {"max_per_table": 6, "commands": {6: "pause", 12: "resume", 20: "cancel"}}),
@@ -83,6 +97,8 @@ RUNS: list[tuple[int, int, dict[str, Any]]] = [
     ),
     (24, 5, {"cfg": shootout(24)}),
     (16, 6, {"cfg": side_events(16)}),
+    (20, 4, {"cfg": flight(20)}),
+    (13, 4, {"cfg": day2(13)}),
 ]
 
 # The core's state classes a tournament holds in one structure or another.
@@ -99,6 +115,7 @@ STATE_CLASSES = {
     "ledger_records.Posting", "ledger_records.Opening", "ledger_records.EntryPaid",
     "rankings.Rankings", "places.Busted", "config.TournamentConfig", "config.BlindLevel",
     "config.RebuyRules", "config.Phase", "config.SideEvents", "protocol.NextHand",
+    "config.BagRule", "config.Day2Start",
     "protocol.Blinds", "protocol.TableDirective",
 }  # fmt: skip
 

@@ -87,6 +87,7 @@ def run(
     pause_rate: float = 0.0,
     cancel_when: Callable[[Tournament], bool] | None = None,
     deposits: dict[str, int] | None = None,
+    players: list[str] | None = None,
 ) -> tuple[Tournament, list[dict[str, Any]]]:
     """Tables finish hands in a random order, as on a cluster; with `kill_rate`, a table's
     actor dies that often in the middle of a hand; with `pause_rate` the operator pauses or
@@ -94,9 +95,9 @@ def run(
     `cancel_when` says so; the late bots register as `mtt run` registers them (a command
     each, at the hand its RNG drew), funded as its bots unless `deposits` says otherwise.
     Every table's actor answers (`table_ready`) some steps after its table opens (START-1).
-    Returns the core and its log."""
+    `players` are p0, p1, ... unless given. Returns the core and its log."""
     rng = random.Random(seed)
-    players = [f"p{k}" for k in range(cfg.players)]
+    players = players or [f"p{k}" for k in range(cfg.players)]
     late = LateBots.draw(cfg, random.Random(f"{seed}:late"))
     tournament, step = Tournament.start(
         cfg,

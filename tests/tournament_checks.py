@@ -22,7 +22,8 @@ from table_worker.protocol import HandPlayer, HandReport, NextHand, TableDirecti
 
 
 def check_log(cfg: TournamentConfig, log: list[dict[str, Any]]) -> None:
-    violations = audit_events(log, buy_in=cfg.prize_buy_in, fee=cfg.fee)
+    buy_in, fee = cfg.registration_price
+    violations = audit_events(log, buy_in=buy_in, fee=fee)
     assert not violations, "\n".join(map(str, violations))
 
 

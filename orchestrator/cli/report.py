@@ -59,11 +59,14 @@ def register(
 
 
 def _report(args: argparse.Namespace) -> int:
-    from orchestrator.views.report import build_report
+    from orchestrator.views.event_audit import is_event_folder
+    from orchestrator.views.report import build_event_report, build_report
 
     if args.store is None:
         run = Path(args.dir)
-        page = build_report(run, args.out if args.out is not None else run / "report")
+        out = args.out if args.out is not None else run / "report"
+        build = build_event_report if is_event_folder(run) else build_report  # FL-1..FL-3
+        page = build(run, out)
     else:
         from orchestrator.cli.stored import print_notes
         from orchestrator.shell.export import temporary_export

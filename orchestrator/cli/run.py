@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orchestrator.cli.args import port_number, positive_int, print_figures
+from orchestrator.core.config_event import EventPlan, load_plan
 from orchestrator.core.config_toml import load_config
 from orchestrator.errors import ConfigError
 
@@ -32,7 +33,11 @@ def register(
         description="Run one tournament with built-in bots to its winner: every table a Ray "
         "actor, decks from the deck service, every decision in events.jsonl.",
     )
-    run.add_argument("config", type=Path, help="the tournament's TOML file")
+    run.add_argument(
+        "config",
+        type=Path,
+        help="the tournament's TOML file, or a multi-day event's ([event] and [[flights]])",
+    )
     run.add_argument("--players", type=positive_int, help="entries (default: the config's)")
     run.add_argument("--seed", type=int, help="RNG seed (default: random, printed)")
     run.add_argument(
@@ -73,7 +78,8 @@ def register(
         "--kill-node-after",
         type=float,
         metavar="SECONDS",
-        help="with --nodes: kill a worker node hosting tables after this many seconds",
+        help="with --nodes: kill a worker node hosting tables after this many seconds of play "
+        "(from the first hand played, once every node holds its warm spares)",
     )
     run.add_argument(
         "--metrics-port",
@@ -190,11 +196,24 @@ def register(
         help="the node-loss chaos drill, many seeded runs, with its figures",
         description="Run tournaments on a 3-node cluster simulated on this machine, kill a "
         "node hosting tables in each, audit every run; print successes, hands voided per node "
-        "loss and the time until the lost tables deal again.",
+        "loss and the time from the node's death until its tables deal again: each seed twice, "
+        "without warm spare table actors (a new actor per lost table) and with them, and the "
+        "ratio of the two.",
     )
     failover.add_argument("--runs", type=positive_int, default=20, help="seeded runs (20)")
     failover.add_argument("--players", type=positive_int, default=80, help="entries (80)")
-    failover.add_argument("--kill-after", type=float, default=4.0, help="seconds (4)")
+    failover.add_argument(
+        "--kill-after",
+        type=float,
+        default=1.0,
+        help="seconds of play, once every node holds its spares (1)",
+    )
+    failover.add_argument(
+        "--spare-tables",
+        type=positive_int,
+        default=2,
+        help="warm spares per node for the spares path (2)",
+    )
     failover.add_argument("--json", action="store_true", help="one JSON object on stdout")
     failover.set_defaults(handler=_bench_failover)
 
@@ -264,7 +283,10 @@ def _run(args: argparse.Namespace) -> int:
     from orchestrator.shell.satellite import load_target
 
     # A ConfigError (like every package error) is one line and exit 2: orchestrator.cli.main.
-    config = load_config(args.config)
+    plan = load_plan(args.config)
+    if isinstance(plan, EventPlan):
+        return _run_event(plan, args)
+    config = plan
     if args.players is not None:
         config = config.with_players(args.players)
     target = load_target(config, args.config, given=args.target)  # SAT-3: then its target
@@ -316,7 +338,56 @@ def _run(args: argparse.Namespace) -> int:
         f"prize pool {results['prize_pool']}",
     )
     print(_where(args.out))
+    if args.kill_node_after is not None and summary.node_killed_at is None:
+        print(
+            f"chaos drill: no node was killed, the field was over before "
+            f"{args.kill_node_after:g}s of play (with its warm spares up): deeper stacks, "
+            "longer levels or an earlier --kill-node-after"
+        )
     _print_play_styles(args.out, args.bots, seed)
+    return 0
+
+
+def _run_event(plan: EventPlan, args: argparse.Namespace) -> int:
+    """FL-1..FL-3: every flight, then Day 2, each its own Ray run (`shell.event_run`)."""
+    from orchestrator.shell.driver import ProgressLine, RunOptions
+    from orchestrator.shell.event_run import run_event
+
+    if args.players is not None:
+        raise ConfigError("--players: an event's [[flights]] set their players")
+    if args.nodes > 1 or args.ui_port is not None or args.metrics_port is not None:
+        raise ConfigError("an event runs without --nodes, --ui-port and --metrics-port (yet)")
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    print(
+        f"{plan.name}: {len(plan.flights)} flights, {plan.entries} entries, seed {seed}, "
+        f"writing to {args.out}/"
+    )
+    options = RunOptions(
+        out=args.out,
+        seed=seed,
+        store=args.store,
+        ray_address=args.ray_address,
+        deck_metrics_port=args.deck_metrics_port,
+        bots=args.bots,
+        force=args.force,
+    )
+    try:
+        summary = run_event(plan, options, progress=ProgressLine(sys.stdout))
+    except KeyboardInterrupt:
+        print(f"\nstopped; each day's event log so far is under {args.out}/", file=sys.stderr)
+        return 130
+    results = summary.results
+    winner = results["places"][0]
+    print(
+        f"\n{winner['player']} wins {plan.name} after {results['hands']} hands over "
+        f"{len(summary.days)} days in {results['seconds']:.1f}s; prize pool "
+        f"{results['prize_pool']}, {len(results['void'])} bags void (FL-2)"
+    )
+    rows = [("results", f"{args.out}/results.json")]
+    rows += [(f"flight {day}", f"{args.out}/flights/{day}/") for day, _ in summary.days[:-1]]
+    rows += [("day 2", f"{args.out}/day2/"), ("audit", f"mtt replay {args.out}")]
+    rows += [("report", f"mtt report {args.out}  (writes {args.out}/report/report.html)")]
+    print("\n".join(f"  {name:<15} {where}" for name, where in rows))
     return 0
 
 
@@ -376,8 +447,11 @@ def _where(out: Path) -> str:
 
 def _replay(args: argparse.Namespace) -> int:
     from orchestrator.views.audit import audit_run
+    from orchestrator.views.event_audit import audit_event, is_event_folder
 
-    if args.store is None:
+    if args.store is None and is_event_folder(Path(args.dir)):  # FL-1..FL-3: every day
+        report = audit_event(Path(args.dir))
+    elif args.store is None:
         report = audit_run(Path(args.dir))  # UnreadableRun: exit 2 (orchestrator.cli.main)
     else:
         from orchestrator.cli.stored import print_notes
@@ -426,7 +500,12 @@ def _bench(args: argparse.Namespace) -> int:
     config = load_config(args.config).with_players(args.players)
     # A benchmark's folder is scratch: each run overwrites the last.
     options = RunOptions(
-        out=args.out, seed=args.seed, ray_logs=not args.json, bots=args.bots, force=True
+        out=args.out,
+        seed=args.seed,
+        ray_logs=not args.json,
+        bots=args.bots,
+        force=True,
+        measure_tables=True,
     )
     summary = run_tournament(config, options)
     wall = sorted(w for w, _ in summary.report_seconds)
@@ -437,21 +516,41 @@ def _bench(args: argparse.Namespace) -> int:
             round(1000 * values[min(len(values) - 1, int(p * len(values)))], 3) if values else 0.0
         )
 
+    play = _play_seconds(args.out / "events.jsonl")
     report = {
         "config": config.name,
         "players": args.players,
         "seconds": round(summary.seconds, 2),
+        # START-1: from the orchestrator's launch until every table is ready and play starts
+        # (the tables' actors started meanwhile), then play itself
+        "startup_seconds": round(summary.seconds - play, 2),
+        "play_seconds": round(play, 2),
         "hands": summary.hands,  # per tournament: the structure and the bots set it
         "hands_per_s": round(summary.hands / summary.seconds, 1),
+        "play_hands_per_s": round(summary.hands / play, 1) if play else 0.0,
         "report_p50_ms": ms(wall, 0.50),
         "report_p99_ms": ms(wall, 0.99),
         "report_cpu_p50_ms": ms(cpu, 0.50),
         "report_cpu_p99_ms": ms(cpu, 0.99),
         "peak_rss_mb": round(summary.peak_memory_mb, 1),
         "driver_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        **(summary.table_memory.figures() if summary.table_memory else {}),
     }
     print_figures(report, as_json=args.json)
     return 0
+
+
+def _play_seconds(events: Path) -> float:
+    """From the first `play_started` (START-1: every table ready) to the last event, by the
+    run's exported log."""
+    started = last = None
+    with events.open() as lines:
+        for line in lines:
+            record = json.loads(line)
+            if started is None and record["type"] == "play_started":
+                started = record["ts"]
+            last = record["ts"]
+    return float(last - started) if started is not None and last is not None else 0.0
 
 
 def _bench_metrics(args: argparse.Namespace) -> int:
@@ -487,20 +586,46 @@ def _bench_metrics(args: argparse.Namespace) -> int:
 
 def _bench_failover(args: argparse.Namespace) -> int:
     from orchestrator.core.config_toml import parse_config
-    from orchestrator.shell.drill import drill, summary
+    from orchestrator.shell.drill import DrillRun, compare, drill
 
-    config = parse_config(
-        {
-            "tournament": {
-                "name": "drill",
-                "players": args.players,
-                "max_per_table": 8,
-                "starting_stack": 2000,
-                "buy_in": 100,
-            },
-            "levels": {"unit": "hands", "length": 6, "blinds": [[10, 20], [25, 50], [50, 100]]},
-        }
-    )
-    figures = summary(drill(config, seeds=range(1, args.runs + 1), kill_after=args.kill_after))
+    def config(spares: int) -> TournamentConfig:
+        return parse_config(
+            {
+                "tournament": {
+                    "name": "drill",
+                    "players": args.players,
+                    "max_per_table": 8,
+                    "starting_stack": 4000,
+                    "buy_in": 100,
+                },
+                "levels": {
+                    "unit": "hands",
+                    "length": 12,
+                    "blinds": [[10, 20], [15, 30], [25, 50], [50, 100], [100, 200]],
+                },
+                "cluster": {"spare_tables": spares},
+            }
+        )
+
+    # The old path (a new actor per lost table) and warm spares, seed by seed in turn, so
+    # the machine's load falls on both alike. A field that plays like a real one: its
+    # tables last, so the node dies with several on it.
+    bots = bot_mix(FIELD_BOTS)
+    old: list[DrillRun] = []
+    spares: list[DrillRun] = []
+    for seed in range(1, args.runs + 1):
+        one = range(seed, seed + 1)
+        old += drill(config(0), seeds=one, kill_after=args.kill_after, bots=bots)
+        spares += drill(config(args.spare_tables), seeds=one, kill_after=args.kill_after, bots=bots)
+        for path, run in (("no spares", old[-1]), ("spares", spares[-1])):
+            print(  # on stderr: stdout holds the figures alone
+                f"seed {seed} {path}: {run.tables_lost} tables lost, dealing again "
+                f"{run.death_to_dealing_seconds} s after the node's death, "
+                + ("clean" if run.succeeded else f"FAILED ({run.violations} violations)"),
+                file=sys.stderr,
+                flush=True,
+            )
+    figures = compare(old, spares, spare_tables=args.spare_tables)
     print_figures(figures, as_json=args.json, hide=("runs_detail",))
-    return 0 if figures["succeeded"] == figures["runs"] or args.json else 1
+    clean = figures["succeeded"] == 2 * args.runs
+    return 0 if clean or args.json else 1

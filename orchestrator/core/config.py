@@ -13,11 +13,15 @@ from orchestrator.core.balancing import BalancingPolicy
 from orchestrator.core.time_bank import TimeBankRules
 from orchestrator.errors import ConfigError
 
+SPARE_TABLES = 1  # [cluster] spare_tables when the config says nothing
+
 __all__ = [
     "BOUNTY_KINDS",
+    "BagRule",
     "BlindLevel",
     "BountyRules",
     "Break",
+    "Day2Start",
     "Phase",
     "RebuyRules",
     "SatelliteRules",
@@ -108,6 +112,27 @@ class Phase:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class BagRule:
+    """FL-1: a Day 1 flight stops ("bags") once `players` or fewer remain (0: no such rule), or
+    when level `after_level` is over (0: no such rule); one player left bags too."""
+
+    players: int = 0
+    after_level: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Day2Start:
+    """FL-3: what a Day 2 starts from: each qualified player's bagged stack (FL-2: his
+    largest), the level the flights stopped at, and the prize pool of every flight's entries
+    (`entries` of them), carried into Day 2's pool."""
+
+    stacks: tuple[tuple[str, int], ...]
+    level: int
+    pool: int
+    entries: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentConfig:
     name: str
     players: int
@@ -147,13 +172,24 @@ class TournamentConfig:
     # When the front door opens and starts it by itself, in epoch seconds (`config_schedule`)
     registration_opens_at: float | None = None
     starts_at: float | None = None
+    bag: BagRule | None = None  # FL-1: a Day 1 flight of a multi-day event
+    day2: Day2Start | None = None  # FL-3: a Day 2, seated with the flights' bags
     satellite: SatelliteRules | None = None  # SAT-1..SAT-3: the pool pays seats (tickets)
+    # [cluster] for the shell, no rule of play: warm spare table actors each node keeps, so a
+    # lost table restarts without a process start (`orchestrator.shell.tables.SparePool`)
+    spare_tables: int = SPARE_TABLES
 
     @property
     def prize_buy_in(self) -> int:
         """The cents of each entry's buy-in that go to the prize pool: all of it, less the
         bounty (KO-5: bounty money is never part of the prize pool)."""
         return self.buy_in - self.bounty
+
+    @property
+    def registration_price(self) -> tuple[int, int]:
+        """What one entry pays at registration, (to the prize pool, to the operator) in cents:
+        nothing on a Day 2, whose players paid in their flights (FL-3)."""
+        return (self.prize_buy_in, self.fee) if self.day2 is None else (0, 0)
 
     @property
     def bounty(self) -> int:

@@ -102,6 +102,7 @@ from orchestrator.core.config import (
 from orchestrator.core.config_checks import choice as _choice
 from orchestrator.core.config_checks import unknown as _unknown
 from orchestrator.core.config_checks import whole as _whole
+from orchestrator.core.config_cluster import parse_spare_tables
 from orchestrator.core.config_knockout import parse_knockout
 from orchestrator.core.config_satellite import parse_satellite
 from orchestrator.core.config_schedule import SCHEDULE_KEYS, parse_schedule
@@ -112,7 +113,7 @@ from orchestrator.errors import ConfigError
 __all__ = ["SKILL_LEVELS", "config_from_text", "load_config", "parse_config"]
 
 _SECTIONS = {"tournament", "levels", "breaks", "payouts", "deal", "rebuy", "phases", "shootout"}
-_SECTIONS |= {"side_events", "knockout", "satellite"}
+_SECTIONS |= {"side_events", "knockout", "satellite", "cluster"}
 _TOURNAMENT_KEYS = {
     "name",
     "players",
@@ -218,6 +219,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         knockout=parse_knockout(data.get("knockout"), tournament, players),
         **parse_schedule(tournament),
         satellite=parse_satellite(data, tournament),  # SAT-1 (its keys: `core.config_satellite`)
+        spare_tables=parse_spare_tables(data.get("cluster", {})),
     )
 
 
@@ -431,7 +433,7 @@ def _parse_shootout(raw: object, structure: str, phases: object) -> bool:
     return True
 
 
-def _parse_late(tournament: Mapping[str, Any], structure: str) -> dict[str, int]:
+def _parse_late(tournament: Mapping[str, Any], structure: str) -> dict[str, Any]:
     levels = _whole(tournament.get("late_registration_levels", 0), "late_registration_levels")
     reentries = _whole(tournament.get("reentries", 0), "reentries")
     late = _whole(tournament.get("late_entries", 0), "late_entries")

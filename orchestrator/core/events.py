@@ -47,12 +47,15 @@ __all__ = [
     "BreakStarted",
     "ButtonAssigned",
     "ChipsRemoved",
+    "Day2Started",
     "DealAnswered",
     "DealPaid",
     "DealProposed",
     "Event",
     "EventRecord",
     "FinalTable",
+    "FlightBagged",
+    "FlightBagging",
     "HandFinished",
     "HandForHand",
     "HandTiming",
@@ -86,6 +89,7 @@ __all__ = [
     "SanctionRescinded",
     "SatelliteFinished",
     "SideEventStarted",
+    "StackBagged",
     "TableActorLost",
     "TableClosed",
     "TableOpened",
@@ -411,3 +415,46 @@ class PlayerFunded(Event):
     EVENT_TYPE: ClassVar[str] = "player_funded"
     player: str
     amount: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StackBagged(Event):
+    """FL-1: a Day 1 flight bagged; `player` is still in with `chips`, which go forward to
+    Day 2 unless he bags larger in another flight (FL-2)."""
+
+    EVENT_TYPE: ClassVar[str] = "stack_bagged"
+    player: str
+    chips: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FlightBagging(Event):
+    """FL-1: a Day 1 flight's bag is due with `players` left at `level`: no table deals again;
+    each plays out the hand in progress and closes at its boundary (nobody moves any more)."""
+
+    EVENT_TYPE: ClassVar[str] = "flight_bagging"
+    players: int
+    level: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FlightBagged(Event):
+    """FL-1: a Day 1 flight is over: `players` bagged `chips` in all at `level`; its `pool`
+    went to the event's Day 2 (its `ledger_posted` follows, `pool` to `event`)."""
+
+    EVENT_TYPE: ClassVar[str] = "flight_bagged"
+    players: int
+    chips: int
+    level: int
+    pool: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Day2Started(Event):
+    """FL-3: a Day 2 starts with the bags of the flights' `entries` entries, at `level`, its
+    prize pool every flight's `pool` (its `ledger_posted` follows, `event` to `pool`)."""
+
+    EVENT_TYPE: ClassVar[str] = "day2_started"
+    entries: int
+    pool: int
+    level: int

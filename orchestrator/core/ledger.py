@@ -34,6 +34,8 @@ The movements and their rules:
   from his cash); `open_ticket` brings one won elsewhere under the target's ledger, `entry(...,
   ticket=True)` spends it (buy-in to the pool, fee to the operator). REG-2 gives it back;
   CRASH-1 refunds it at face value, in cash.
+- FL-3 `carry_to_day2`: a bagged flight's whole pool goes to the `event` account (Day 2's);
+  `receive_flights_pool`: Day 2's pool opens with it (an opening of `event`, then the pool).
 - CRASH-2 `roll_forward`: a running tournament cancelled. Each player still in gets the fee of
   their live (latest) entry back from the operator, and the pool not yet awarded is split among
   them, half equally and half by chips, posted as `equal_share` and `chip_share` (the split and
@@ -57,8 +59,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
+from orchestrator.core.ledger_amounts import basis_points as _basis_points
+from orchestrator.core.ledger_amounts import cancellation_charge
+from orchestrator.core.ledger_amounts import cents as _cents
 from orchestrator.core.ledger_records import (
     BOUNTIES,
+    EVENT,
     OPERATOR,
     POOL,
     WALLET,
@@ -85,36 +91,7 @@ from orchestrator.errors import (
     UnknownAccountError,
 )
 
-__all__ = ["BASIS_POINTS", "Ledger", "cancellation_charge"]
-
-BASIS_POINTS = 10_000  # 100% (percentages are whole basis points, as in payouts.py)
-
-
-def cancellation_charge(entry: int, basis_points: int) -> int:
-    """REG-2: the charge for unregistering, rounded down (the cent goes to the player).
-
-    >>> cancellation_charge(11_000, 1_000), cancellation_charge(999, 250)
-    (1100, 24)
-    """
-    _cents(entry, "entry")
-    _basis_points(basis_points)
-    return entry * basis_points // BASIS_POINTS
-
-
-def _cents(amount: object, what: str) -> int:
-    # bool is an int subclass; True cents is a bug, not money
-    if type(amount) is not int or amount < 0:
-        raise InvalidAmountError(f"{what} must be a whole number of cents >= 0, not {amount!r}")
-    return amount
-
-
-def _basis_points(value: object) -> int:
-    if type(value) is not int or not 0 <= value <= BASIS_POINTS:
-        raise InvalidAmountError(
-            f"a percentage must be whole basis points 0..{BASIS_POINTS}, not {value!r}"
-        )
-    return value
-
+__all__ = ["Ledger"]
 
 # (player concerned, from, to, cents, why): one posting before it is numbered
 _Move = tuple[str, Account, Account, int, Reason]
@@ -388,6 +365,25 @@ class Ledger:
         (posting,) = self._commit([("", OPERATOR, POOL, overlay, Reason.OVERLAY)], now)
         return posting
 
+    def carry_to_day2(self, *, now: float) -> Posting | None:
+        """FL-3: a Day 1 flight bagged: its whole pool goes to the event's Day 2 (the `event`
+        account; None for an empty pool: nothing moves)."""
+        postings = self._commit([("", POOL, EVENT, self.pool, Reason.POOL_TO_DAY2)], now)
+        return postings[0] if postings else None
+
+    def receive_flights_pool(self, amount: int, *, now: float) -> Posting | None:
+        """FL-3: Day 2's pool is every flight's: brought under this ledger as the `event`
+        account's opening (as the operator's money for an overlay is), then into the pool."""
+        _cents(amount, "the flights' pool")
+        if any(o.account == EVENT for o in self._openings):
+            raise LedgerInvariantError("FL-3: the flights' pool was already received")
+        if not amount:
+            return None
+        self._balances[EVENT] = amount
+        self._openings.append(Opening(EVENT, amount, now))
+        (posting,) = self._commit([("", EVENT, POOL, amount, Reason.POOL_FROM_FLIGHTS)], now)
+        return posting
+
     def pay_bounty(self, player: str, amount: int, *, won: bool, now: float) -> Posting | None:
         """KO-5: the bounties pay `amount` to the player, `won` by eliminating (KO-3) or
         returned to him as its holder (None for 0: nothing moves)."""
@@ -476,7 +472,7 @@ class Ledger:
             if amount == 0:
                 continue
             for account in (source, target):
-                balances.setdefault(account, self._balances[account])
+                balances.setdefault(account, self._balances.get(account, 0))  # EVENT: FL-3
             balances[source] -= amount
             balances[target] += amount
             postings.append(

@@ -16,6 +16,7 @@ from orchestrator.core.events import LedgerPosted
 
 __all__ = [
     "BOUNTIES",
+    "EVENT",
     "OPERATOR",
     "POOL",
     "WALLET",
@@ -37,7 +38,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True, order=True)
 class Account:
-    kind: Literal["player", "pool", "operator", "bounties", "wallet", "ticket"]
+    kind: Literal["player", "pool", "operator", "bounties", "event", "wallet", "ticket"]
     player: str = ""
 
     def __str__(self) -> str:
@@ -50,6 +51,7 @@ BOUNTIES = Account("bounties")  # KO-5: the bounty part of every entry, apart fr
 # What went back to the players' wallets (the Accounts port, outside the ledger): it only
 # fills, so the ledger's total stays the total brought in.
 WALLET = Account("wallet")
+EVENT = Account("event")  # FL-3: a multi-day event's pool between its flights and Day 2
 
 
 def player_account(player: str) -> Account:
@@ -83,6 +85,8 @@ class Reason(StrEnum):
     BOUNTY_WON = "bounty_won"
     BOUNTY_RETURNED = "bounty_returned"
     CASH_OUT = "cash_out"
+    POOL_TO_DAY2 = "pool_to_day2"
+    POOL_FROM_FLIGHTS = "pool_from_flights"
     TICKET = "ticket"
     TICKET_ENTRY = "ticket_entry"
     TICKET_FEE = "ticket_fee"
@@ -113,6 +117,8 @@ _RULES = {
     Reason.BOUNTY_WON: "KO-3",  # to the eliminator(s), by the KO-1, KO-2 or KO-4 amount
     Reason.BOUNTY_RETURNED: "KO-5",  # a bounty nobody won, to the player holding it
     Reason.CASH_OUT: "WALLET",  # a player's money back to his wallet (refunds, REG-2, CRASH-1)
+    Reason.POOL_TO_DAY2: "FL-3",  # a bagged flight's pool, to the event's Day 2
+    Reason.POOL_FROM_FLIGHTS: "FL-3",  # Day 2's pool: every flight's
     Reason.TICKET: "SAT-3",  # a satellite's seat, from its pool to the player's ticket account
     Reason.TICKET_ENTRY: "SAT-3",  # a ticket spent as an entry: the buy-in to the pool...
     Reason.TICKET_FEE: "SAT-3",  # ...and the fee to the operator

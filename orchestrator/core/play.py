@@ -24,6 +24,7 @@ from orchestrator.core.discipline import Discipline
 from orchestrator.core.events import (
     ButtonAssigned,
     ChipsRemoved,
+    Day2Started,
     Event,
     HandVoided,
     PlayerEliminated,
@@ -35,7 +36,7 @@ from orchestrator.core.events import (
     TicketAwarded,
 )
 from orchestrator.core.ledger import Ledger
-from orchestrator.core.ledger_records import Reason, posting_event
+from orchestrator.core.ledger_records import EVENT, Reason, posting_event
 from orchestrator.core.pace import Pace
 from orchestrator.core.payouts import prize_table, split_ties
 from orchestrator.core.places import Busted, button_distances, place_eliminated
@@ -62,6 +63,7 @@ class Play:
     ties: list[tuple[int, ...]] = field(default_factory=list)  # PAY-1: places that share
     deal_vote: DealVote | None = None  # DEAL-1: a deal proposed, waiting for every answer
     deal: Deal | None = None  # DEAL-3: the deal accepted; its players play on for `left`
+    bagging: bool = False  # FL-1: a flight's bag is due; its tables close at their boundary
     seats: Seats | None = None  # SAT-1: a satellite's seats, fixed at the start
     tables: dict[int, TableState] = field(default_factory=dict)
     side_queue: list[str] = field(default_factory=list)  # RB-6: eliminated, waiting to play
@@ -80,7 +82,9 @@ class Play:
     def prize_pool(self) -> int:
         """The entries' prize contributions, and the operator's overlay once registration closed
         (GTD-1)."""
-        return self.entries * self.config.prize_buy_in + self.registration.ledger.overlay
+        day2 = self.config.day2  # FL-3: a Day 2's pool is every flight's entries'
+        entries_pool = day2.pool if day2 else self.entries * self.config.prize_buy_in
+        return entries_pool + self.registration.ledger.overlay
 
     def prizes(self) -> list[int]:
         """Prize by place (index 0 is first), from the configured or the default table (SAT-1:
@@ -236,6 +240,7 @@ class Play:
                 | ({"ticket": seats.value} if seats and place <= tickets else {})
                 for player, place in ordered
             ],
+            **self._flight_results(),
             "ledger": {
                 "entries": self.entries,
                 "prize_pool_left": ledger.pool,
@@ -246,6 +251,14 @@ class Play:
                 "postings": len(ledger.postings),
             },
         } | ({"satellite": seats.summary()} if seats else {})
+
+    def _flight_results(self) -> dict[str, object]:
+        """FL-1: a bagged flight's bags, the level it stopped at and the pool it carried."""
+        if self.config.bag is None:
+            return {}
+        carried = sum(p.amount for p in self.registration.ledger.postings if p.target == EVENT)
+        bags = [{"player": player, "chips": chips} for player, chips in sorted(self.stacks.items())]
+        return {"flight": {"bagged": bags, "level": self.clock.level, "pool": carried}}
 
     # --- placing --------------------------------------------------------------------------
 
@@ -346,10 +359,11 @@ def open_registration(
     """Registration before the start (REG-1): an account with its deposit and a ranking for
     every player the caller funds (SKILL-3: new players start as Beginners), then every one of
     `players` pays his entry: by his ticket (SAT-3) when `tickets` holds one for him."""
+    buy_in, fee = config.registration_price  # FL-3: Day 2's players paid in their flights
     rules = RegistrationRules(
         tournament=tournament_id,
-        buy_in=config.prize_buy_in,
-        fee=config.fee,
+        buy_in=buy_in,
+        fee=fee,
         bounty=config.bounty,
         late_registration_levels=config.late_registration_levels,
         reentries=config.reentries,
@@ -368,6 +382,11 @@ def open_registration(
     for player, value in tickets.items():
         registration.ledger.open_ticket(player, value, now=now)
     events: list[Event] = list(registration.open(now=now))
+    if config.day2 is not None:  # FL-3: the flights' pool, before registration closes
+        day2 = config.day2
+        events.append(Day2Started(entries=day2.entries, pool=day2.pool, level=day2.level))
+        posting = registration.ledger.receive_flights_pool(day2.pool, now=now)
+        events += [posting_event(posting)] if posting else []
     for player in players:
         events += registration.register(player, now=now, ticket=player in tickets)
     events += registration.start(now=now)

@@ -88,11 +88,11 @@ class TournamentQueries:
     def wake_mark(self) -> tuple[object, ...]:
         """What the answer to every waiting table can turn on besides its own seats: play
         started or stopped (START-1), the clock paused or a new level, a hand-for-hand round
-        ended, the tournament over. A shell holding tables' polls asks them again when it
-        changes."""
+        ended, the tournament over (or a flight bagging: FL-1, every table closes). A shell
+        holding tables' polls asks them again when it changes."""
         clock = self.play.clock
         held = any(structure.holds_tables() for structure in self.structures)
-        over = self.finished or self.cancelled is not None
+        over = self.finished or self.cancelled is not None or self.play.bagging
         return (self.play.pace.playing, clock.paused, clock.level, held, over)
 
     def release_at(self, table: int) -> int | None:

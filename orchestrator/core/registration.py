@@ -47,7 +47,8 @@ from orchestrator.core.events import (
     RollForwardPaid,
     TournamentCancelled,
 )
-from orchestrator.core.ledger import BASIS_POINTS, Ledger
+from orchestrator.core.ledger import Ledger
+from orchestrator.core.ledger_amounts import BASIS_POINTS
 from orchestrator.core.ledger_records import LedgerSnapshot, Posting, posting_event
 from orchestrator.core.money_events import OverlayPaid
 from orchestrator.core.rankings import Rankings, SkillRange, skill_level

@@ -21,8 +21,8 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from orchestrator.core.bagging import TournamentBagging, opening_field
 from orchestrator.core.bounties import Bounties
-from orchestrator.core.clock import LevelClock
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.directives import Directive, OpenTable, StartSideEvent, Step
 from orchestrator.core.events import (
@@ -60,7 +60,7 @@ __all__ = ["Directive", "OpenTable", "StartSideEvent", "Step", "Tournament"]
 
 
 @dataclass(slots=True, kw_only=True)
-class Tournament(TournamentQueries, TournamentDeals):
+class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
     config: TournamentConfig
     tournament_id: str
     started_at: float
@@ -87,9 +87,10 @@ class Tournament(TournamentQueries, TournamentDeals):
         rng: random.Random,
         tickets: Mapping[str, int] | None = None,
     ) -> tuple[Tournament, Step]:
-        """Registration (REG-1), SEAT-1 seating, HE-1 button draw per table, level 1.
-        `deposits` opens each player's account (cents): everyone who plays, and everyone who
-        may register late; `tickets` the players who enter by a satellite's ticket (SAT-3)."""
+        """Registration (REG-1), SEAT-1 seating, HE-1 button draw per table, level 1 (a Day 2's
+        bags at its level: FL-3). `deposits` opens each player's account (cents): everyone who
+        plays, and everyone who may register late; `tickets` the players who enter by a
+        satellite's ticket (SAT-3)."""
         if len(set(players)) != len(players):
             raise ReportError("player names must be unique")
         seating: Seating
@@ -103,14 +104,15 @@ class Tournament(TournamentQueries, TournamentDeals):
         registration, registered = open_registration(
             config, players, deposits, tournament_id, now, tickets
         )
+        stacks, entries, clock = opening_field(config, players, now=now)  # FL-3: a Day 2's bags
         play = Play(
             config=config,
             registration=registration,
-            stacks=dict.fromkeys(players, config.starting_stack),
-            entries=len(players),
+            stacks=stacks,
+            entries=entries,
             field_size=len(players),
             pace=Pace.of(config),
-            clock=LevelClock(level_started_at=now),
+            clock=clock,
         )
         play.clock.hold(at=now)  # START-1: the level starts when play does
         rebuys = Rebuys(config.rebuy) if config.rebuy is not None else None
@@ -139,7 +141,7 @@ class Tournament(TournamentQueries, TournamentDeals):
                 starting_stack=config.starting_stack,
             ),
             *(ko.committed() if ko else ()),  # KO-4: the mystery order's commitment
-            LevelStarted(level=1, **level_fields(blind_level(config, 1))),
+            LevelStarted(level=clock.level, **level_fields(blind_level(config, clock.level))),
             *seating.opening(play, rng),
         ]
         return tournament, tournament._step(events)
@@ -147,8 +149,7 @@ class Tournament(TournamentQueries, TournamentDeals):
     # --- operator commands ----------------------------------------------------------------
 
     def pause(self, *, now: float) -> Step:
-        """Stop the clock. Tables finish the hand in progress (its report is applied as usual)
-        and then wait for the resume; the level in play does not run meanwhile."""
+        """Stop the clock: tables finish the hand in progress, then wait for the resume."""
         self._require_running("pause")
         self.play.clock.pause(now=now)
         self.play.clock.hold(at=now)
@@ -225,13 +226,14 @@ class Tournament(TournamentQueries, TournamentDeals):
         """A waiting table asks again. Holding 2+ players more than the shortest table, it first
         gives what FO-2 asks of it, as at any boundary; then it deals if it may (START-1,
         START-2, HALT-1, hand-for-hand), or, short of players, its idle boundary lets the floor
-        close it or fill it (CLOSE-1, BAL-1, FO-3). Only a poll that changes something is logged
-        (`table_polled` first, so a restarted orchestrator replays it)."""
+        close it or fill it (CLOSE-1, BAL-1, FO-3). Only a poll that changes something is logged."""
         state = self._require_table(table)
         if self.cancelled is not None or self.finished:  # logged: a restart closes it too
             return self._step([TablePolled(table=table)], self._close(table))
         if state.in_hand:
             return self._step([], TableDirective(table, state.issued))
+        if self._bag_due():  # FL-1: the flight is bagging
+            return self._bag_table(table, [TablePolled(table=table)], now)
         seats = self.seating.tables[table]
         big_blind = state.blinds.big_blind if state.blinds else min(seats)
         if len(seats) >= 2 and self.seating.owes_players(table):
@@ -260,8 +262,7 @@ class Tournament(TournamentQueries, TournamentDeals):
         return self._step(events, directive)
 
     def table_ready(self, table: int, *, now: float) -> Step:
-        """START-1: the table's actor answered its first call (the shell says so). Logged once
-        per table; play starts once every table is ready at its boundary."""
+        """START-1: the table's actor answered its first call (logged once per table)."""
         self._require_table(table)
         if self.finished or self.cancelled is not None or not self.play.pace.table_ready(table):
             return self._step([])
@@ -361,8 +362,10 @@ class Tournament(TournamentQueries, TournamentDeals):
         for p in report.players:  # SAN-2 penalties count down the hands sat out
             if p.seat in issued.sitting_out:
                 play.discipline.sat_out(p.player)
-        # STEP 4: the winner, if one player is left, or a satellite's seats filled (SAT-2): every
-        # place still held is given.
+        # STEP 4: a flight bagging closes the table (FL-1); else the winner, if one player is
+        # left, or a satellite's seats filled (SAT-2): every place still held is given.
+        if self._bag_due():
+            return self._bag_table(table, events, now)
         seats = seats_filled(
             play.seats, play.active_players, self.seating.tables, table, self.structures
         )
@@ -387,7 +390,9 @@ class Tournament(TournamentQueries, TournamentDeals):
             events += structure.table_done(play, table, closed=closed)
         # STEP 9: play starts again once every table is ready at its boundary (START-1).
         events += self._play_starts(now)
-        # STEP 10: this table's next hand, wait, or close.
+        # STEP 10: this table's next hand, wait, or close (a flight's bag level is over: FL-1).
+        if self._bag_due():
+            return self._bag_table(table, events, now)
         directive = self._close(table) if closed else self._next(table)
         state.last_directive = directive
         return self._step(events, directive)

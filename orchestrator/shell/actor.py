@@ -112,10 +112,10 @@ class Orchestrator:
         self._changed = asyncio.Event()  # a table's loop ended
         self._polls = LongPolls()  # the waiting tables' polls, held until they may deal
         self._watchers: set[asyncio.Task[None]] = set()  # held: the loop keeps weak refs
-        self._fleet = TableFleet(tournament_id, tables)
+        self._fleet = TableFleet(tournament_id, tables, spares=config.spare_tables)
         self._lost: dict[str, set[int]] = {}  # node -> tables restarted because it died
         self._node_checks: dict[str, asyncio.Task[None]] = {}
-        self._attached = False
+        self._attaching: asyncio.Task[None] | None = None  # see _ready
         self._results: dict[str, Any] | None = None
         # Wall and CPU time per report, bounded so nothing grows per hand.
         self._report_seconds: deque[tuple[float, float]] = deque(maxlen=100_000)
@@ -175,18 +175,24 @@ class Orchestrator:
     async def _ready(self) -> None:
         """Once per incarnation, at the first call: open the first tables, or after a restart
         find the live table actors (restarting the tables that have none), and keep the
-        lease."""
-        if self._attached:
-            return
-        self._attached = True
+        lease. Every call waits for it: after a restart the tables' retried reports, the
+        driver's `complete` and its status polls arrive together, and one that went on while
+        the tables were still being found would see no table (`complete` would answer with a
+        tournament half played)."""
+        if self._attaching is None:
+            self._attaching = asyncio.get_running_loop().create_task(self._attach())
+        await self._attaching
+
+    async def _attach(self) -> None:
         self._self = ray.get_runtime_context().current_actor
         self._fleet.bind(self._self)
         self._spawn(self._keep_lease())
+        self._spawn(self._keep_spares())
         if not self._recovered:
             self._carry_out(self._opening)
             return
         in_play = sorted(t for t in self._tournament.tables if self._in_play(t))
-        missing = self._fleet.recover(in_play)
+        missing = await self._fleet.recover(in_play)
         for table in in_play:
             if table in missing:
                 self._spawn(self._restart(table))
@@ -221,6 +227,13 @@ class Orchestrator:
                 continue  # the store is away: decisions wait for it anyway (write-ahead)
 
     _lease_lost = False
+
+    async def _keep_spares(self) -> None:
+        """Keep each node's warm spare table actors while the tournament plays; then they go."""
+        while self._results is None and not self._tournament.finished:
+            await self._fleet.refill_spares()
+            await asyncio.sleep(SPARE_SECONDS)
+        self._fleet.let_spares_go()
 
     async def start(self) -> int:
         """Create the opening tables' actors and set them playing; returns how many."""
@@ -295,18 +308,22 @@ class Orchestrator:
             self._lost.setdefault(lost_node, set()).add(table)
             if lost_node not in self._node_checks:  # one check per node, aside
                 self._node_checks[lost_node] = self._spawn(self._log_node_loss(lost_node))
+        # The next actor (a warm spare taken, or a new one started) while the void becomes
+        # durable: neither deals before its restart is logged, below.
+        replacing = asyncio.ensure_future(self._fleet.replacement(table, avoid=lost_node))
         if self._in_play(table):
             self._stage(self._tournament.table_lost(table), time.time())  # the hand is void
             await self._durable()
         voided, attempts = time.perf_counter(), 0
         while True:  # a new actor may land on a node that is dying too: then try again
             attempts += 1
-            replica = self._fleet.create(table, avoid=lost_node)
+            replica = await replacing
             try:
-                node = await self._fleet.ready(replica)
+                node = replica.node or await self._fleet.ready(replica)  # a spare's is known
                 break
             except TableLost:
                 await asyncio.sleep(RESTART_BACKOFF)
+                replacing = asyncio.ensure_future(self._fleet.replacement(table, avoid=lost_node))
         placed = time.perf_counter()
         if not self._in_play(table):  # closed meanwhile (or the tournament ended)
             self._closed(replica)
@@ -453,6 +470,7 @@ class Orchestrator:
         `export_run` writes them to results.json) with the hands played (side events'
         included). Asked again (after a restart), it answers the same."""
         hands = await self.hands_played()
+        self._fleet.let_spares_go()
         if self._results is not None:
             return self._results
         sides: list[dict[str, Any]] = []
@@ -602,6 +620,7 @@ class Orchestrator:
             "finished": t.finished,
             "paused": t.paused_at is not None,
             "cancelled": t.cancelled,
+            "spares_ready": sum(s.ready for s in self._fleet.spares.spares),  # warm, to take
         }
 
     async def standings(self) -> list[dict[str, Any]]:
@@ -636,11 +655,9 @@ class Orchestrator:
         return list(self._report_seconds)
 
 
-# Typed as Any: Ray's decorator hides the class behind its own proxy type.
-OrchestratorActor: Any = ray.remote(num_cpus=0)(Orchestrator)
-
 LEASE_SECONDS = 30.0  # the ownership lease's TTL; renewed every third of it
 FOLLOW_SECONDS = 0.5  # a found table actor is asked this often whether it lives
+SPARE_SECONDS = 1.0  # how often the warm spares are topped up
 RESTART_BACKOFF = 0.2  # seconds between attempts to start a table's new actor
 STORE_PATIENCE = 60.0  # seconds a restarting orchestrator waits for its store
 

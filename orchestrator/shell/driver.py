@@ -20,9 +20,9 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
@@ -89,12 +89,15 @@ class RunOptions:
     # seeded hash of his name (table_worker.bots.policy_for)
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
-    kill_node_after: float | None = None  # seconds: then kill a worker node hosting tables
+    kill_node_after: float | None = None  # seconds of play (from the first hand played and
+    # every node's warm spares ready, so a slow start-up on a loaded machine does not move the
+    # kill into it): then kill a worker node hosting tables
     deck: str | None = None  # a running deck service's address; default: start one
     metrics: MetricsEndpoint | None = None  # tournament metrics on HTTP /metrics
     deck_metrics_port: int | None = None  # the deck service's own /metrics
     ui: UiOptions | None = None  # serve the live clock and lobby while the run lasts
     force: bool = False  # overwrite an earlier run's files in `out`
+    measure_tables: bool = False  # sample the table actors' memory (`mtt bench tournament`)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,6 +117,8 @@ class RunSummary:
     hands: int
     report_seconds: list[tuple[float, float]]  # (wall, CPU) per hand report
     peak_memory_mb: float  # the most memory the run's processes held at once (system-wide)
+    node_killed_at: float | None = None  # unix seconds: the chaos drill killed a node then
+    table_memory: TableMemory | None = None  # the table actors' memory, when measured
 
 
 LOCAL_RAY_VARIABLE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # "0": Ray on 127.0.0.1 only
@@ -404,9 +409,12 @@ def run_tournament(
     *,
     progress: Callable[[dict[str, Any]], None] | None = None,
     tickets: Mapping[str, int] | None = None,
+    players: Sequence[str] | None = None,
 ) -> RunSummary:
     """Run `config` to its end with bots; `tickets`: players who won a seat in a satellite
-    (SAT-3) enter by their tickets, before the bots (`shell.satellite.run_satellite`)."""
+    (SAT-3) enter by their tickets, before the bots (`shell.satellite.run_satellite`); the
+    bots are p00001, p00002, ... unless `players` names them (an event's flights and Day 2:
+    `shell.event_run`)."""
     if options.ray_address is None:
         ask_for_token_auth()  # before Ray is imported
     from orchestrator.shell.actor import StoreSettings
@@ -417,8 +425,10 @@ def run_tournament(
     prepare_folder(out, force=options.force)
     store = options.store or f"sqlite:///{(out / 'store.db').resolve()}"
     tickets = dict(tickets or {})
-    names = (f"p{k:05d}" for k in itertools.count(1))  # the bots, beside any ticket holders
-    players = [*tickets, *itertools.islice((n for n in names if n not in tickets), config.players)]
+    if players is None:  # the bots, beside any ticket holders
+        names = (f"p{k:05d}" for k in itertools.count(1))
+        players = list(itertools.islice((n for n in names if n not in tickets), config.players))
+    players = [*tickets, *players]
     # The bots bring the money for every entry they may take; the late ones register while
     # late registration is open, at hands drawn from the run's seed (logged when they do).
     late_bots = LateBots.draw(config, random.Random(f"{options.seed}:late"))
@@ -449,7 +459,11 @@ def run_tournament(
         )
     )
     follower = RunFollower(
-        tournament_id, StoreEventSource(store, stream), options.metrics, progress
+        tournament_id,
+        StoreEventSource(store, stream),
+        options.metrics,
+        progress,
+        measure_tables=options.measure_tables,
     )
     with (
         StoreGuard(store) as guard,
@@ -485,19 +499,32 @@ def run_tournament(
         if control is not None:
             control.orchestrator = orchestrator
         killed = False
+        killed_at: float | None = None
+        playing_since: float | None = None  # the follower's clock at the first hand played
 
         def every_poll() -> None:
-            nonlocal killed
+            nonlocal killed, killed_at, playing_since
             guard.check()  # a store that lost its data stops the run (RNG-3)
             decks.check()
             if late_bots.waiting:
                 _register_late_bots(orchestrator, late_bots)
-            due = options.kill_node_after is not None and (
-                follower.seconds() >= options.kill_node_after
+            chaos = cluster is not None and options.kill_node_after is not None and not killed
+            if chaos and playing_since is None:
+                status = orchestrator.status().get()
+                # A drill of the warm spares kills once every node holds its spares: it
+                # measures taking them, not their start.
+                spares = status["spares_ready"] >= config.spare_tables * options.nodes
+                if status["hands"] and spares:
+                    playing_since = follower.seconds()
+            due = (
+                options.kill_node_after is not None
+                and playing_since is not None
+                and follower.seconds() - playing_since >= options.kill_node_after
             )
             if cluster is not None and due and not killed:
                 lost = kill_a_table_node(cluster, orchestrator.table_nodes().get())
                 killed = lost is not None
+                killed_at = time.time() if killed else None
                 if lost is not None and progress is not None:
                     print(f"\nchaos drill: killed node {lost[:12]}", flush=True)
 
@@ -511,7 +538,13 @@ def run_tournament(
             control.orchestrator = None  # over: operator commands are refused from now on
         orchestrator.kill()
     return RunSummary(
-        outcome["results"], follower.seconds(), outcome["hands"], report_seconds, follower.peak_mb
+        outcome["results"],
+        follower.seconds(),
+        outcome["hands"],
+        report_seconds,
+        follower.peak_mb,
+        node_killed_at=killed_at,
+        table_memory=follower.table_memory,
     )
 
 
@@ -529,6 +562,56 @@ def _register_late_bots(orchestrator: OrchestratorHandle, late_bots: LateBots) -
             logging.getLogger(__name__).warning("late bot %s not registered: %s", bot, exc)
 
 
+@dataclass(slots=True)
+class TableMemory:
+    """The table actors' memory during a run, from the processes this driver's Ray started
+    (Ray titles a table actor's process `ray::Table...`; a warm spare is one too): resident
+    (RSS) and unique
+    (USS: what its exit would free) per process, in MiB, at the sample that found the most
+    table processes (the run's widest moment). Sampled every `every` seconds: reading a
+    process's unique memory walks its whole memory map."""
+
+    every: float = 5.0
+    rss_mb: list[float] = field(default_factory=list)
+    uss_mb: list[float] = field(default_factory=list)
+    _next: float = 0.0
+
+    def sample(self, now: float) -> None:
+        if now < self._next:
+            return
+        self._next = now + self.every
+        rss, uss = [], []
+        # This run's Ray (its raylets, their workers) descends from this driver: another
+        # run's table actors on the same machine are not counted.
+        for process in psutil.Process().children(recursive=True):
+            with suppress(psutil.Error):  # gone meanwhile (a table closed)
+                command = process.cmdline() or [""]
+                if not command[0].startswith(TABLE_PROCESS):
+                    continue
+                memory = process.memory_full_info()
+                rss.append(memory.rss / 2**20)
+                uss.append(memory.uss / 2**20)
+        if len(rss) >= len(self.rss_mb):
+            self.rss_mb, self.uss_mb = rss, uss
+
+    def figures(self) -> dict[str, float]:
+        """Per table actor: mean and largest RSS and USS (MiB), and how many were measured."""
+
+        def mean(values: list[float]) -> float:
+            return round(sum(values) / len(values), 1) if values else 0.0
+
+        return {
+            "table_actors_measured": len(self.rss_mb),
+            "table_rss_mb_mean": mean(self.rss_mb),
+            "table_rss_mb_max": round(max(self.rss_mb, default=0.0), 1),
+            "table_uss_mb_mean": mean(self.uss_mb),
+            "table_uss_mb_max": round(max(self.uss_mb, default=0.0), 1),
+        }
+
+
+TABLE_PROCESS = "ray::Table"  # Ray's title for a process hosting `table_worker.actor.Table`
+
+
 class RunFollower:
     """What the driver of a run (`mtt run`, `mtt resume`) does while its orchestrator plays:
     follow the run's log in the store (`StoreEventSource`), feed the progress line and the
@@ -541,8 +624,11 @@ class RunFollower:
         events: StoreEventSource,
         endpoint: MetricsEndpoint | None,
         progress: Callable[[dict[str, Any]], None] | None,
+        *,
+        measure_tables: bool = False,
     ) -> None:
         self._tournament = tournament_id
+        self.table_memory = TableMemory() if measure_tables else None
         self._events = events
         self._endpoint = endpoint
         self._progress = progress
@@ -584,6 +670,8 @@ class RunFollower:
         done = orchestrator.complete()
         while not done.ready(timeout=interval()):
             self._peak = max(self._peak, psutil.virtual_memory().used)
+            if self.table_memory is not None:
+                self.table_memory.sample(self.seconds())
             if every_poll is not None:
                 every_poll()
             if self._progress is None and self._endpoint is None:

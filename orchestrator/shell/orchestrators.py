@@ -92,7 +92,7 @@ class OrchestratorHandle:
         """Create the tournament's orchestrator: `deposits` the cents each player (and each
         who may register late) brings, `tickets` the satellite tickets some enter with (SAT-3),
         `resources` where it may run."""
-        from orchestrator.shell.actor import OrchestratorActor
+        from orchestrator.shell.orchestrator_actor import OrchestratorActor
 
         placement = {"resources": resources} if resources else {}
         actor = OrchestratorActor.options(
@@ -126,7 +126,7 @@ class OrchestratorHandle:
         ref = getattr(self._actor, method).remote(*args)
         return Answer(ref, f"the orchestrator of {self.tournament_id} ({method})")
 
-    # --- the actor's calls (orchestrator.shell.actor.Orchestrator) ------------------------
+    # --- the actor's calls (shell.orchestrator_actor.OrchestratorCalls) -------------------
 
     def start(self) -> Answer[int]:
         return self._ask("start")

@@ -28,6 +28,8 @@ def entry_deposits(config: TournamentConfig, players: Sequence[str]) -> dict[str
     >>> entry_deposits(cfg, ["a", "b"])
     {'a': 220, 'b': 220}
     """
+    if config.day2 is not None:  # FL-3: they paid in their flights
+        return dict.fromkeys(players, 0)
     return dict.fromkeys(players, (config.buy_in + config.fee) * (1 + config.reentries))
 
 

@@ -12,13 +12,20 @@ replicas in `ActorReplicaWrapper`. Nothing else in the package calls Ray on a ta
 Table actors are named `{tournament}-table-{table}-{generation}` and detached, so they outlive
 an orchestrator that dies and a restarted one finds them by name; each restart takes the next
 generation, so a name is never reused.
+
+Warm spares (`SparePool`): each live node keeps a few started, empty table actors, named
+`{tournament}-spare-{id}` (detached too). A lost table is re-seated on a spare (`take`), so
+its restart costs no process start; the pool refills in the background once every table's
+actor is up (never during the start-up, whose actors it would slow). A restarted orchestrator
+asks each spare it finds which table it plays, if any (`seated`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +38,8 @@ if TYPE_CHECKING:
     from table_worker.remote import GatewaySettings
 
 __all__ = [
+    "Spare",
+    "SparePool",
     "TableFleet",
     "TableLost",
     "TableReplica",
@@ -40,6 +49,9 @@ __all__ = [
 ]
 
 NODE_DEATH_WAIT = 10.0  # Ray notices a dead node within seconds, later on a loaded machine
+SPARE_TAKE_SECONDS = 10.0  # a spare that does not answer `take` in this long is let go (its
+# node may be dying too; a loaded machine answers in well under this)
+SPARE_FIND_SECONDS = 5.0  # a restarted orchestrator waits this long for a spare's answer
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,14 +89,73 @@ class TableReplica:
     node: str = ""  # the node it runs on, once known
 
 
+@dataclass(slots=True, eq=False)
+class Spare:
+    """A started table actor with no table yet, on `node` ("": not known yet)."""
+
+    actor: Any
+    node: str
+    ready: bool = False  # it answered: taking it costs one call
+
+
+@dataclass(slots=True)
+class SparePool:
+    """The warm spares of one tournament's fleet: `size` per live node, none on a node that
+    lost a table (until Ray declares it dead it still takes actors, which then wait there)."""
+
+    size: int
+    spares: list[Spare] = field(default_factory=list)
+    lost_nodes: set[str] = field(default_factory=set)
+
+    def add(self, actor: Any, node: str) -> Spare:
+        spare = Spare(actor, node)
+        self.spares.append(spare)
+        return spare
+
+    def missing(self, node: str) -> int:
+        """How many spares `node` lacks (those still starting count as there)."""
+        return max(0, self.size - sum(s.node == node for s in self.spares))
+
+    def take(self, avoid: str, hosted: list[str]) -> Spare | None:
+        """A ready spare off the pool, not on `avoid` nor a node that lost a table, on the
+        node hosting the fewest of `hosted` (each table's node); None when there is none."""
+        usable = [
+            s for s in self.spares if s.ready and s.node != avoid and s.node not in self.lost_nodes
+        ]
+        if not usable:
+            return None
+        spare = min(usable, key=lambda s: (hosted.count(s.node), s.node))
+        self.spares.remove(spare)
+        return spare
+
+    def drop(self, spare: Spare) -> None:
+        if spare in self.spares:
+            self.spares.remove(spare)
+
+    def gone(self, live: set[str]) -> list[Spare]:
+        """Off the pool: the spares known to be on a node no longer live."""
+        dead = [s for s in self.spares if s.node and s.node not in live]
+        for spare in dead:
+            self.spares.remove(spare)
+        return dead
+
+    def clear(self) -> list[Spare]:
+        spares, self.spares = self.spares, []
+        return spares
+
+
 class TableFleet:
     """The table actors of one tournament: `replicas` holds every table not yet closed."""
 
-    def __init__(self, tournament_id: str, settings: TableSettings) -> None:
+    def __init__(self, tournament_id: str, settings: TableSettings, *, spares: int = 0) -> None:
+        """`spares`: the warm spare table actors each live node keeps (0: none, a lost
+        table's restart starts a new actor)."""
         self._tournament_id = tournament_id
         self._settings = settings
         self._orchestrator: Any = None
         self.replicas: dict[int, TableReplica] = {}
+        self.spares = SparePool(spares)
+        self._starting: set[asyncio.Task[None]] = set()  # spares waited for
 
     def bind(self, orchestrator: Any) -> None:
         """The orchestrator actor's own handle, which the tables report to."""
@@ -103,19 +174,46 @@ class TableFleet:
         """A new actor for `table` (the next generation), spread over the nodes, or after a
         loss on the live node hosting the fewest tables, never `avoid` (the node just lost:
         until Ray declares it dead it still takes actors, which then wait there to fail)."""
-        from table_worker.actor import TableActor  # the table module loads in table processes
-
         previous = self.replicas.get(table)
         generation = (previous.generation if previous else 0) + 1
         strategy: Any = "SPREAD"
         target = self._emptiest_live_node(avoid) if avoid else None
         if target is not None:  # soft: if it dies too, Ray places the actor elsewhere
             strategy = NodeAffinitySchedulingStrategy(node_id=target, soft=True)
+        actor = self._start_actor(self.name(table, generation), strategy, table=table)
+        state = TableState.RESTARTING if previous is not None else TableState.STARTING
+        replica = TableReplica(table, generation, state, actor=actor)
+        self.replicas[table] = replica
+        return replica
+
+    async def replacement(self, table: int, *, avoid: str) -> TableReplica:
+        """The lost `table`'s next actor: a warm spare taken on a live node other than `avoid`
+        (the one hosting the fewest tables), or, with none left, a new actor (`create`)."""
+        previous = self.replicas.get(table)
+        generation = (previous.generation if previous else 0) + 1
+        hosted = list(self.hosted().values())
+        while (spare := self.spares.take(avoid, hosted)) is not None:
+            try:
+                node = await asyncio.wait_for(
+                    spare.actor.take.remote(table, generation), SPARE_TAKE_SECONDS
+                )
+            except (ray.exceptions.RayActorError, TimeoutError):
+                _kill(spare.actor)  # dead, or on a node that is dying: the next one
+                continue
+            replica = TableReplica(table, generation, TableState.RESTARTING, spare.actor, node=node)
+            self.replicas[table] = replica
+            return replica
+        return self.create(table, avoid=avoid)
+
+    def _start_actor(self, name: str, strategy: Any, *, table: int | None) -> Any:
+        """Start a table actor (`table` None: a spare). Detached: it outlives an orchestrator
+        that dies, to be found again by name. Two threads: `run` holds one for the table's
+        life, so `node` still answers."""
+        from table_worker.actor import TableActor  # the table module loads in table processes
+
         settings = self._settings
-        # Detached: it outlives an orchestrator that dies, to be found again by name. Two
-        # threads: `run` holds one for the table's life, so `node` still answers.
-        actor = TableActor.options(
-            name=self.name(table, generation),
+        return TableActor.options(
+            name=name,
             lifetime="detached",
             max_concurrency=2,
             scheduling_strategy=strategy,
@@ -128,24 +226,82 @@ class TableFleet:
             seed=settings.seed,
             gateway=settings.gateway,
         )
-        state = TableState.RESTARTING if previous is not None else TableState.STARTING
-        replica = TableReplica(table, generation, state, actor=actor)
-        self.replicas[table] = replica
-        return replica
 
-    def recover(self, tables: list[int]) -> list[int]:
+    # --- warm spares ----------------------------------------------------------------------
+
+    async def refill_spares(self) -> None:
+        """Top every live node's spares up to the pool's size, and let go those on nodes that
+        died. Not while a table's actor is still to answer (the start-up, a restart under
+        way): their process starts come first."""
+        if self.spares.size == 0 or not all(r.node for r in self.replicas.values()):
+            return
+        live = {n["NodeID"] for n in await asyncio.to_thread(_nodes) if n["Alive"]}
+        if self.spares.size == 0:  # let go meanwhile: the tournament ended
+            return
+        for spare in self.spares.gone(live):
+            _kill(spare.actor)
+        for node in sorted(live - self.spares.lost_nodes):
+            for _ in range(self.spares.missing(node)):
+                name = f"{self._tournament_id}-spare-{uuid.uuid4().hex[:12]}"
+                strategy = NodeAffinitySchedulingStrategy(node_id=node, soft=False)
+                self._await_spare(
+                    self.spares.add(self._start_actor(name, strategy, table=None), node)
+                )
+
+    def _await_spare(self, spare: Spare) -> None:
+        task = asyncio.get_running_loop().create_task(self._spare_up(spare))
+        self._starting.add(task)  # held: the loop keeps only weak references to tasks
+        task.add_done_callback(self._starting.discard)
+
+    async def _spare_up(self, spare: Spare) -> None:
+        """A spare joins the pool once it answers; one that dies starting is let go."""
+        try:
+            spare.node = await spare.actor.node.remote()
+        except ray.exceptions.RayActorError:
+            self.spares.drop(spare)
+            return
+        spare.ready = True
+
+    def let_spares_go(self) -> None:
+        """The tournament is over: its spares go (detached, they would outlive the run)."""
+        self.spares.size = 0
+        for spare in self.spares.clear():
+            _kill(spare.actor)
+
+    async def recover(self, tables: list[int]) -> list[int]:
         """After a restart of the orchestrator: take over each table's newest live actor, by
-        name (one call to Ray); returns the tables that have none (to be restarted)."""
+        name or among the spares (which say what they play), and keep the spares not taken;
+        returns the tables that have none (to be restarted)."""
         prefix = f"{self._tournament_id}-table-"
-        newest: dict[int, int] = {}
+        newest: dict[int, tuple[int, Any]] = {}  # table -> (generation, its actor if a spare)
+        spares: list[str] = []
         for name in ray.util.list_named_actors():
             table, _, generation = name.removeprefix(prefix).partition("-")
             if name.startswith(prefix) and table.isdigit() and generation.isdigit():
-                newest[int(table)] = max(newest.get(int(table), 0), int(generation))
+                if int(generation) > newest.get(int(table), (0, None))[0]:
+                    newest[int(table)] = (int(generation), None)
+            elif name.startswith(f"{self._tournament_id}-spare-"):
+                spares.append(name)
+        for name in spares:
+            actor = _actor_named(name)
+            try:
+                seated = await asyncio.wait_for(actor.seated.remote(), SPARE_FIND_SECONDS)
+            except (ray.exceptions.RayActorError, TimeoutError, AttributeError):
+                _kill(actor)
+                continue
+            if seated is None:
+                self._await_spare(self.spares.add(actor, ""))
+                continue
+            outrun = newest.get(seated[0], (0, None))
+            if seated[1] > outrun[0]:
+                newest[seated[0]] = (seated[1], actor)
+                actor = outrun[1]
+            _kill(actor)  # a table's older actor, taken before a later restart
         missing = []
         for table in tables:
-            generation = newest.get(table, 0)
-            actor = _actor_named(self.name(table, generation)) if generation else None
+            generation, actor = newest.get(table, (0, None))
+            if generation and actor is None:
+                actor = _actor_named(self.name(table, generation))
             if actor is None:
                 self.replicas[table] = TableReplica(table, generation, TableState.LOST)
                 missing.append(table)
@@ -192,10 +348,13 @@ class TableFleet:
     # --- ending ---------------------------------------------------------------------------
 
     def lost(self, replica: TableReplica) -> str:
-        """The actor failed: kill it if it lives on; the node it was on ("" if unknown)."""
+        """The actor failed: kill it if it lives on; the node it was on ("" if unknown),
+        which gets no more spares."""
         _kill(replica.actor)
         replica.state, replica.loop = TableState.LOST, None
         node, replica.node = replica.node, ""
+        if node:
+            self.spares.lost_nodes.add(node)
         return node
 
     def close(self, replica: TableReplica) -> None:

@@ -40,8 +40,10 @@ from orchestrator.core.events import (
     BreakStarted,
     ButtonAssigned,
     ChipsRemoved,
+    Day2Started,
     Event,
     FinalTable,
+    FlightBagged,
     HandFinished,
     HandForHand,
     HandVoided,
@@ -135,6 +137,8 @@ class ReadModel:
     node_losses: int = 0
     winner: str | None = None
     cancelled: str | None = None
+    bagged: int | None = None  # FL-1: a Day 1 flight over, with this many bags
+    event_entries: int = 0  # FL-3: a Day 2's, every flight's entries (its payout table's)
     _touched: Touched = field(default_factory=Touched)
     _paid: dict[str, int] = field(default_factory=dict)  # player -> buy-in of his last entry
 
@@ -151,6 +155,8 @@ class ReadModel:
             return "cancelled"
         if self.winner is not None:
             return "finished"
+        if self.bagged is not None:
+            return "bagged"  # FL-1: a Day 1 flight, over without a winner
         if self.started_at is None:
             return "waiting"
         return "paused" if self.paused_at is not None else "running"
@@ -197,6 +203,12 @@ class ReadModel:
                     self.bounty_on[event.player] = rules.bounty
             case OverlayPaid():  # GTD-1: the operator made up the guarantee
                 self.prize_pool += event.overlay
+            case Day2Started():  # FL-3: the flights' pool, its players having paid there
+                self.prize_pool += event.pool
+                self.event_entries = event.entries
+            case FlightBagged():  # FL-1: over; its pool (still shown) went to Day 2
+                self.bagged = event.players
+                self.pending_moves.clear()
             case PlayerUnregistered():  # REG-2: before the start, the only entry given back
                 self.entries -= 1
                 self.field_size -= 1

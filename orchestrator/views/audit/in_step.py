@@ -11,6 +11,7 @@ from orchestrator.core.codec import Recorded
 from orchestrator.core.events import (
     BreakStarted,
     ChipsRemoved,
+    FlightBagging,
     HandFinished,
     HandVoided,
     PhaseStarted,
@@ -109,6 +110,9 @@ class Balanced(Check):
         match e:
             case TournamentCancelled():  # CRASH-2: tables close at their boundary, no moves
                 self._end_of_step(tally.model)
+                self.active = False
+            case FlightBagging():  # FL-1: the step that found the bag due moves nobody
+                self.boundary = None
                 self.active = False
             case SatelliteFinished():  # SAT-2: play stopped in this step; nobody moves
                 self.boundary = None

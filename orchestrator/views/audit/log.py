@@ -92,9 +92,11 @@ class Counts(Check):
 
     def end(self, tally: Tally) -> None:
         cancelled = tally.model.cancelled is not None
+        bagged = tally.model.bagged is not None  # FL-1: a Day 1 flight ends without a winner
         for kind, allowed in (
             ("tournament_started", (1,)),
-            ("tournament_finished", (0,) if cancelled else (1,)),
+            ("tournament_finished", (0,) if cancelled or bagged else (1,)),
+            ("flight_bagged", (0, 1)),
             ("tournament_cancelled", (0, 1)),
             ("hand_for_hand", (0, 1, 2) if cancelled else (0, 2)),
         ):
@@ -120,7 +122,7 @@ class FinalTables(Check):
 
     def end(self, tally: Tally) -> None:
         stopped = tally.model.cancelled is not None or tally.satellite is not None  # SAT-2
-        if self.finals == 0 and not stopped:
+        if self.finals == 0 and not stopped and tally.model.bagged is None:  # FL-1
             self.flag("contract", "events.jsonl", "0 final_table events")
 
 

@@ -12,6 +12,8 @@ from orchestrator.core.bounties import eliminators_pot
 from orchestrator.core.codec import Recorded
 from orchestrator.core.events import (
     BountyWon,
+    Day2Started,
+    FlightBagged,
     LedgerPosted,
     OverlayPaid,
     PlayerRegistered,
@@ -46,6 +48,8 @@ class Money(Check):
         self.fee_paid: dict[str, int] = {}  # each player's last entry's fee
         self.balance: Counter[str] = Counter()  # account -> cents, by the postings
         self.bounty_postings = 0  # cents posted as bounties paid
+        self.to_day2 = 0  # FL-3: a flight's pool, carried to the event's Day 2
+        self.from_flights = 0  # FL-3: a Day 2's pool, from the event's flights
 
     def see(self, record: Recorded, tally: Tally) -> None:
         e = record.event
@@ -65,6 +69,10 @@ class Money(Check):
                     self.flag("GTD-1", record, "the overlay is not the guarantee's shortfall")
                 if tally.kinds[PrizeAwarded.EVENT_TYPE]:
                     self.flag("GTD-1", record, "the overlay was paid after a prize")
+            case FlightBagged():
+                self.to_day2 += e.pool
+            case Day2Started():
+                self.from_flights += e.pool
             case Refund() if tally.model.cancelled is not None:
                 self.refunded_fees += e.amount
             case LedgerPosted():
@@ -79,6 +87,7 @@ class Money(Check):
         if model.entries != entries:
             self.flag("REG-1", "events.jsonl", f"{model.entries} entries paid, {entries} seated")
         prizes = sum(tally.prizes.values()) + sum(tally.tickets.values())  # SAT-3: face value
+        prizes += self.to_day2  # FL-3: a flight's pool went to Day 2
         pool = model.prize_pool
         if prizes != pool:
             self.flag("REG-1", "events.jsonl", f"prizes add up to {prizes}, the pool is {pool}")
@@ -91,6 +100,8 @@ class Money(Check):
                 f"postings leave the pool at {balance['pool']} (0 expected) and the operator "
                 f"at {balance['operator']} ({operator} expected), net {sum(balance.values())}",
             )
+        if balance["event"] != self.to_day2 - self.from_flights:  # FL-3
+            self.flag("FL-3", "events.jsonl", f"{balance['event']} cents moved for Day 2")
         if balance["bounties"]:
             self.flag(
                 "KO-5", "events.jsonl", f"the bounties still hold {balance['bounties']} cents"

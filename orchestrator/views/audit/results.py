@@ -80,7 +80,8 @@ def results_against_log(
                 )
             )
     model = tally.model
-    expected = {"prize_pool": model.prize_pool, "players": model.entries, "hands": model.hands}
+    players = model.event_entries or model.entries  # FL-3: a Day 2's are all the flights'
+    expected = {"prize_pool": model.prize_pool, "players": players, "hands": model.hands}
     for key, value in expected.items():
         if results.get(key) != value:
             v.append(

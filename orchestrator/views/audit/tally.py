@@ -29,6 +29,7 @@ from orchestrator.core.events import (
     PrizeAwarded,
     RollForwardPaid,
     SatelliteFinished,
+    StackBagged,
     TicketAwarded,
 )
 from orchestrator.errors import RecordError
@@ -87,8 +88,8 @@ class Tally:
     tickets: Counter[str] = field(default_factory=Counter)  # SAT-3: cents of tickets won
     satellite: SatelliteFinished | None = None  # SAT-2: play stopped at the seats
     # The players left with chips on purpose and how many: rolled forward (CRASH-2), placed
-    # by a deal that ended the tournament (DEAL-3) or holding a seat when a satellite stopped
-    # (SAT-2).
+    # by a deal that ended the tournament (DEAL-3), holding a seat when a satellite stopped
+    # (SAT-2) or bagged by a Day 1 flight (FL-1).
     rolled: dict[str, int] = field(default_factory=dict)
     prizes: Counter[str] = field(default_factory=Counter)  # cents: prizes, deals, CRASH-2
     returned: Counter[str] = field(default_factory=Counter)  # bounty cents given back (KO-5)
@@ -134,6 +135,8 @@ class Tally:
                     self.rolled[event.player] = event.chips
             case BountyReturned():
                 self.returned[event.player] += event.amount
+            case StackBagged():  # FL-1: still in, unplaced, his chips going to Day 2
+                self.rolled[event.player] = event.chips
             case TicketAwarded():
                 self.tickets[event.player] += event.value
                 self.ticket_places[event.player] = event.place

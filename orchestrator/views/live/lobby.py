@@ -21,12 +21,15 @@ from orchestrator.core.events import (
     Addon,
     BountyWon,
     BreakStarted,
+    Day2Started,
     DealAnswered,
     DealPaid,
     DealProposed,
     Event,
     EventRecord,
     FinalTable,
+    FlightBagged,
+    FlightBagging,
     HandForHand,
     HandVoided,
     LevelStarted,
@@ -319,6 +322,12 @@ def _feed_text(event: Event) -> tuple[str, str] | None:
             return "level", f"hand-for-hand play with {event.players} players left"
         case HandForHand():
             return "level", "hand-for-hand play ends: in the money"
+        case FlightBagging():  # FL-1
+            return "level", f"the flight bags with {event.players} left: last hands"
+        case FlightBagged():  # FL-1
+            return "finish", f"the flight bags {event.players} players at level {event.level}"
+        case Day2Started():  # FL-3
+            return "level", f"day 2 starts at level {event.level}: {event.entries} entries' pool"
         case TicketAwarded():
             to = f" to {event.target}" if event.target else ""
             return "finish", f"{event.player} wins a seat{to} (place {event.place})"

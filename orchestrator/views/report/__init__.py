@@ -13,9 +13,9 @@ from orchestrator.errors import UnreadableRun
 from orchestrator.views.audit import read_events, read_hand_files, read_results
 from orchestrator.views.report.charts import CHARTS, render
 from orchestrator.views.report.figures import RunFigures, run_figures
-from orchestrator.views.report.page import render_page
+from orchestrator.views.report.page import render_event_page, render_page
 
-__all__ = ["RunFigures", "UnreadableRun", "build_report", "read_figures"]
+__all__ = ["RunFigures", "UnreadableRun", "build_event_report", "build_report", "read_figures"]
 
 
 def read_figures(run: Path) -> RunFigures:
@@ -38,4 +38,26 @@ def build_report(run: Path, out: Path) -> Path:
         charts.append((chart, png))
     page = out / "report.html"
     page.write_text(render_page(figures, charts), encoding="utf-8")
+    return page
+
+
+def build_event_report(event: Path, out: Path) -> Path:
+    """A multi-day event's folder (FL-1..FL-3): each day's report in `out/<day>/`, and the
+    event's page `out/report.html` linking them; returns the event page's path."""
+    results = read_results(event / "results.json")
+    days: list[tuple[str, str]] = []
+    for flight in results.get("flights", []):
+        where = f"flights/{flight['flight']}"
+        build_report(event / where, out / where)
+        days.append((f"flight {flight['flight']}", f"{where}/report.html"))
+    build_report(event / "day2", out / "day2")
+    days.append(("day 2", "day2/report.html"))
+    out.mkdir(parents=True, exist_ok=True)
+    page = out / "report.html"
+    try:
+        page.write_text(render_event_page(results, days), encoding="utf-8")
+    except (KeyError, TypeError) as exc:
+        raise UnreadableRun(
+            f"{event}/results.json lacks what the event report reads: {exc!r}"
+        ) from exc
     return page

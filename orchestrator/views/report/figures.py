@@ -103,6 +103,7 @@ class RunFigures:
     levels: list[tuple[int, int, int, int]] = field(default_factory=list)  # level, sb, bb, ante
     short_handed_limit: int = 0
     cancelled: str | None = None  # the reason, when an operator or CRASH-2 cancelled it
+    bagged: int | None = None  # FL-1: a Day 1 flight, over with this many bags (no winner)
 
     @property
     def winner(self) -> str | None:
@@ -142,6 +143,8 @@ def run_figures(
             | ({"ticket": p["ticket"]} if "ticket" in p else {})  # SAT-3: a satellite's seats
             for p in results.get("places", [])
         ]
+        if "flight" in results:  # FL-1: a flight ends with bags, not a winner
+            figures.bagged = len(results["flight"]["bagged"])
         figures.prize_pool = int(results.get("prize_pool", figures.prize_pool))
         figures.seconds = float(results.get("seconds", figures.seconds))
     except (KeyError, TypeError, ValueError) as exc:

@@ -6,12 +6,13 @@ import base64
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from html import escape
+from typing import Any
 
 from orchestrator.views.amounts import money
 from orchestrator.views.report.charts import Chart
 from orchestrator.views.report.figures import PlayerFairness, RunFigures
 
-__all__ = ["money", "render_page"]
+__all__ = ["money", "render_event_page", "render_page"]
 
 _CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; color: #1f2933; margin: 0; background: #f3f4f6; }
@@ -176,6 +177,8 @@ def render_page(figures: RunFigures, charts: Sequence[tuple[Chart, bytes]]) -> s
     outcome = (
         f'<span class="warn">cancelled: {escape(figures.cancelled)}</span>'
         if figures.cancelled is not None
+        else f"a Day 1 flight: <b>{figures.bagged}</b> bagged for Day 2"  # FL-1
+        if figures.bagged is not None
         else f"won by <b>{escape(figures.winner or '-')}</b>"
     )
     seats = sum(1 for p in figures.places if "ticket" in p)
@@ -209,5 +212,51 @@ def render_page(figures: RunFigures, charts: Sequence[tuple[Chart, bytes]]) -> s
         f"{figures.max_per_table} per table; {outcome}</p>"
         f'<div class="cards">{cards}</div>'
         f"{images}{_places(figures)}<h2>Levels</h2>{levels}{_fairness(figures)}"
+        "</main></body></html>\n"
+    )
+
+
+def render_event_page(results: dict[str, Any], days: Sequence[tuple[str, str]]) -> str:
+    """A multi-day event's page (FL-1..FL-3) from its results.json: the flights and their
+    bags, the places over every entry with each one's flight, the void bags (FL-2), and a link
+    to each day's own report (`days`: name and relative link)."""
+    places = results["places"]
+    cards = "".join(
+        (
+            _card(f"{results['players']:,}", "entries"),
+            _card(f"{len(places):,}", "players"),
+            _card(money(results["prize_pool"]), "prize pool"),
+            _card(str(len(results["flights"])), "Day 1 flights"),
+            _card(f"{results['day2']['players']:,}", "on Day 2"),
+            _card(f"{results['hands']:,}", "hands"),
+        )
+    )
+    flights = _table(
+        ("flight", "entries", "bagged", "level", "pool"),
+        [
+            (f["flight"], f["entries"], f["bagged"], f["level"], money(f["pool"]))
+            for f in results["flights"]
+        ],
+    )
+    head = ("place", "player", "flight", "prize")
+    rows = [(p["place"], p["player"], p["flight"], money(p["prize"])) for p in places]
+    paid = [row for row, p in zip(rows, places, strict=True) if p["prize"] > 0]
+    void = _table(
+        ("flight", "player", "chips"),
+        [(b["flight"], b["player"], f"{b['chips']:,}") for b in results["void"]],
+    )
+    links = "".join(f'<li><a href="{escape(link)}">{escape(day)}</a></li>' for day, link in days)
+    winner = escape(places[0]["player"]) if places else "-"
+    title = escape(results["tournament"])
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{title}: event report</title><style>{_CSS}</style></head><body><main>"
+        f"<h1>{title}</h1><p class='sub'>a multi-day event; won by <b>{winner}</b></p>"
+        f'<div class="cards">{cards}</div>'
+        f"<h2>Day 1 flights (FL-1)</h2>{flights}"
+        f"<h2>Places and prizes over every entry (FL-3)</h2>{_table(head, paid)}"
+        f"<details><summary>Every place ({len(rows)})</summary>{_table(head, rows)}</details>"
+        f"<h2>Bags not taken forward (FL-2)</h2>{void}"
+        f"<h2>Each day's report</h2><ul>{links}</ul>"
         "</main></body></html>\n"
     )
