@@ -85,9 +85,12 @@ def seats_won(satellite_id: str, target: str, *players: str) -> list[EventRecord
 
 
 def award(desk: Desk, satellite_id: str, target: str, *players: str) -> None:
-    """The satellite's end credited, twice (a follower reading the log again after a restart):
-    the second moves nothing."""
+    """The satellite's end: its run log in the store, credited twice (a follower reading the
+    log again after a restart): the second moves nothing."""
     records = seats_won(satellite_id, target, *players)
+    run = f"{satellite_id}/run-1"  # the satellite's run log, as its orchestrator wrote it
+    desk._store.register(run, {"tournament": satellite_id})
+    desk._store.append(run, records)
     for _ in range(2):
         desk._cashier.settle(satellite_id, records)
 
@@ -181,16 +184,17 @@ def test_crash1_target_cancelled_in_registration_refunds_the_ticket_in_cash(
     desk, credentials = desk_on(tmp_path)
     desk.create(TARGET, "main")
     desk.create(satellite("main"), "sat")
-    award(desk, "sat", "main", "ann")
+    award(desk, "sat", "main", "ann", "cy")
     desk.open_registration("main")
     desk.register("main", "ann", credential=credentials["ann"], ticket=True)
     desk.register("main", "bob", credential=credentials["bob"])
     asyncio.run(desk.cancel("main", "venue closed"))
-    # CRASH-1: every entry in full; the ticket's at its face value, in cash
+    # CRASH-1: every entry in full; the ticket's at its face value, in cash; and the ticket
+    # cy won but never spent is paid in cash too (a ticket to a cancelled tournament)
     assert wallets(desk) == {
         "ann": (WALLET + PRICE, {"main": 0}),
         "bob": (WALLET, {}),
-        "cy": (WALLET, {}),
+        "cy": (WALLET + PRICE, {"main": 0}),
     }
     # A restart repeats every refund by its key: nothing moves twice
     again, _ = desk_on(tmp_path)

@@ -14,15 +14,17 @@ the front door moves a player's money.
 - SAT-3 `pay_entry_by_ticket`: a ticket to this tournament held in the wallet pays the entry:
   debited there (spent), opened under the tournament's ledger (`Ledger.open_ticket`) and taken
   by the registration (`register(..., ticket=True)`). REG-2 gives the ticket back to the wallet
-  (`cash_out`); CRASH-1 refunds its entry at face value, in cash, as any entry. `handover`: the
-  entries as the orchestrator is launched with them, the tickets apart.
+  (`cash_out`); CRASH-1 refunds its entry at face value, in cash, as any entry, and every ticket
+  to the cancelled tournament not spent (`cash_tickets`). `handover`: the entries as the
+  orchestrator is launched with them, the tickets apart.
 
 Every wallet call carries a key made of what it is, so the desk replaying its log after a
 restart, or following a run's log again, repeats each call with the same key and nothing moves
 twice: `<tournament>/entry/<player>/<n>` (his n-th entry), `<tournament>/cash-out/<posting>`
 (the desk ledger's posting) and `<tournament>/paid/<posting>` (the run ledger's posting); a
 ticket's: `<satellite>/ticket/<player>` (won), `<tournament>/ticket-entry/<player>/<n>` (spent)
-and `<tournament>/ticket-back/<posting>` (given back). A late
+and `<tournament>/ticket-back/<posting>` (given back); `<tournament>/ticket-cashed/<player>`
+(CRASH-1: a ticket not spent, paid in cash). A late
 entry into a running tournament (`pay_late_entry`) is debited once per attempt under
 `<tournament>/late-entry/<player>/<nonce>`, logged by the desk with the registration, and
 credited back under that key plus `/refused` when the orchestrator refuses it.
@@ -90,6 +92,23 @@ class Cashier:
             ledger.open_account(player, 0, now=now)  # his cash stays in his wallet
         ledger.open_ticket(player, price, now=now)
         return registration.register(player, now=now, ticket=True)
+
+    def cash_tickets(self, target: str, holders: Iterable[str]) -> int:
+        """SAT-3, CRASH-1: `target` cancelled in registration: each holder's tickets to it not
+        spent are paid at face value in cash to his wallet; the cents paid. The cash is
+        credited before the ticket is debited, each by its key, so a repeat after a crash
+        between the two finds the ticket still held and completes the pair, moving nothing
+        twice."""
+        paid = 0
+        for player in dict.fromkeys(holders):
+            held = self.accounts.tickets(player).get(target, 0)
+            if not held:
+                continue
+            key = f"{target}/ticket-cashed/{player}"
+            self.accounts.credit(player, held, key=key)
+            self.accounts.debit_ticket(player, target, held, key=f"{key}/ticket")
+            paid += held
+        return paid
 
     @staticmethod
     def handover(ledger: Ledger) -> tuple[dict[str, int], dict[str, int]]:

@@ -755,9 +755,24 @@ class Desk:
         return ", ".join(r for r in runs if "/" in r)
 
     def _refund_all(self, entry: Entry, now: float) -> tuple[Event, ...]:
-        """After a cancellation in registration (CRASH-1): every refund back to its wallet."""
+        """After a cancellation in registration (CRASH-1): every refund back to its wallet,
+        and (SAT-3) every ticket to it not spent paid at face value in cash."""
         with _translated():
-            return self._cashier.cash_out(entry.tournament_id, entry.registration, now=now)
+            refunds = self._cashier.cash_out(entry.tournament_id, entry.registration, now=now)
+            self._cashier.cash_tickets(entry.tournament_id, self._ticket_holders(entry))
+        return refunds
+
+    def _ticket_holders(self, target: Entry) -> list[str]:
+        """SAT-3: who won a seat to `target` in a satellite at this front door (as its run's
+        log in the store says; a satellite not yet loaded after a restart is left out)."""
+        holders: list[str] = []
+        for satellite in self._entries.values():
+            rules = satellite.config.satellite
+            if rules is None or rules.target != target.tournament_id or not self._run_of(satellite):
+                continue
+            records = self._store.read(find_stream(self._store, satellite.tournament_id))
+            holders += [str(r["player"]) for r in records if r["type"] == "ticket_awarded"]
+        return holders
 
     def _settle(self, entry: Entry) -> None:
         """The run's payments so far credited to the wallets (CRASH-2 shares, prizes, ...);
