@@ -220,3 +220,15 @@ def test_sat3_restart_replays_a_ticket_entry_without_spending_twice(tmp_path: Pa
     assert main.registration.ledger.ticket_of("ann") == 0  # spent on his entry
     deposits, tickets = again._cashier.handover(main.registration.ledger)
     assert deposits == {"ann": 0} and tickets == {"ann": PRICE}
+
+
+def test_sat1_a_satellite_whose_pool_pays_no_seat_does_not_start(tmp_path: Path) -> None:
+    desk, credentials = desk_on(tmp_path)
+    desk.create(TARGET, "main")
+    sat = desk.create(satellite("main"), "sat")
+    desk.open_registration("sat")
+    for name in ("ann", "bob"):  # 2 x 1000 in the pool: not one seat of 11000
+        desk.register("sat", name, credential=credentials[name])
+    with pytest.raises(WrongState, match=r"SAT-1: the prize pool 2000 is smaller than one seat"):
+        asyncio.run(desk.start("sat"))
+    assert sat.state == "registering" and sat.registration.is_open()

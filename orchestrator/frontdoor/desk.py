@@ -56,6 +56,7 @@ from orchestrator.core.events import (
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules, RegistrationState
+from orchestrator.core.satellite import Seats
 from orchestrator.errors import (
     PACKAGE_ERRORS,
     ConfigError,
@@ -472,6 +473,7 @@ class Desk:
         players = sorted(entry.registration.in_play())
         if len(players) < 2:
             raise WrongState(f"{len(players)} registered: a tournament needs at least 2")
+        self._check_seats(entry, len(players))
         with _translated():
             entry.registration.start(now=self._clock())
         self._persist(entry, {"type": "started", "players": players})
@@ -486,6 +488,16 @@ class Desk:
             raise NotAvailable(f"the tournament could not start on Ray: {why}") from exc
         self._follow(entry)
         return entry
+
+    def _check_seats(self, entry: Entry, field: int) -> None:
+        """SAT-1 before the launch, as the orchestrator's start checks it (`Seats.of`): a
+        satellite's pool (made up to its guarantee, GTD-1) pays at least one seat and fewer
+        seats than players; refused with nothing changed, registration still open."""
+        pool = max(entry.registration.prize_pool, entry.config.guarantee)
+        try:
+            Seats.of(entry.config, pool=pool, field=field)
+        except ConfigError as exc:
+            raise WrongState(str(exc)) from exc
 
     async def pause(self, tournament_id: str) -> Entry:
         entry = self._running(tournament_id, "running")
