@@ -232,3 +232,17 @@ def test_sat1_a_satellite_whose_pool_pays_no_seat_does_not_start(tmp_path: Path)
     with pytest.raises(WrongState, match=r"SAT-1: the prize pool 2000 is smaller than one seat"):
         asyncio.run(desk.start("sat"))
     assert sat.state == "registering" and sat.registration.is_open()
+
+
+def test_sat3_a_target_starts_only_once_its_satellites_have_ended(tmp_path: Path) -> None:
+    desk, credentials = desk_on(tmp_path)
+    main = desk.create(TARGET, "main")
+    desk.create(satellite("main"), "sat")
+    desk.open_registration("main")
+    for name in ("ann", "bob"):
+        desk.register("main", name, credential=credentials[name])
+    with pytest.raises(WrongState, match=r"SAT-3: the satellites sat to main have not ended"):
+        asyncio.run(desk.start("main"))
+    assert main.state == "registering" and main.registration.is_open()
+    asyncio.run(desk.cancel("sat", "no field"))  # the satellite over: the target may start
+    desk._check_satellites_over(main)

@@ -474,6 +474,7 @@ class Desk:
         if len(players) < 2:
             raise WrongState(f"{len(players)} registered: a tournament needs at least 2")
         self._check_seats(entry, len(players))
+        self._check_satellites_over(entry)
         with _translated():
             entry.registration.start(now=self._clock())
         self._persist(entry, {"type": "started", "players": players})
@@ -498,6 +499,22 @@ class Desk:
             Seats.of(entry.config, pool=pool, field=field)
         except ConfigError as exc:
             raise WrongState(str(exc)) from exc
+
+    def _check_satellites_over(self, target: Entry) -> None:
+        """SAT-3: a target starts once every satellite to it here has ended (finished or
+        cancelled), so no seat is won after the tickets could still pay an entry."""
+        pending = sorted(
+            e.tournament_id
+            for e in self._entries.values()
+            if e.config.satellite is not None
+            and e.config.satellite.target == target.tournament_id
+            and e.state not in ("finished", "cancelled")
+        )
+        if pending:
+            raise WrongState(
+                f"SAT-3: the satellites {', '.join(pending)} to {target.tournament_id} have not "
+                "ended: their seats are entries to it (end or cancel them first)"
+            )
 
     async def pause(self, tournament_id: str) -> Entry:
         entry = self._running(tournament_id, "running")
