@@ -149,3 +149,32 @@ def test_an_unreachable_redis_is_store_unavailable() -> None:
     with pytest.raises(StoreUnavailable):
         store.accounts.balance("ann")
     store.close()
+
+
+def test_sat3_tickets_per_target_spent_once_apart_from_cash(wallet: Accounts) -> None:
+    wallet.open("ann", balance=500, credential_digest=digest("a"))
+    assert wallet.tickets("ann") == {}
+    assert wallet.credit_ticket("ann", "main-event", 11_000, key="sat/ticket/7") == 11_000
+    assert wallet.credit_ticket("ann", "main-event", 11_000, key="sat/ticket/7") == 11_000
+    assert wallet.tickets("ann") == {"main-event": 11_000}
+    assert wallet.balance("ann") == 500  # a ticket is never cash
+    with pytest.raises(InsufficientFundsError, match="in tickets to other"):
+        wallet.debit_ticket("ann", "other", 11_000, key="other/ticket-entry/ann/1")
+    assert wallet.debit_ticket("ann", "main-event", 11_000, key="main-event/ticket/ann/1") == 0
+    assert wallet.debit_ticket("ann", "main-event", 11_000, key="main-event/ticket/ann/1") == 0
+    with pytest.raises(InsufficientFundsError):  # spent once
+        wallet.debit_ticket("ann", "main-event", 11_000, key="main-event/ticket/ann/2")
+    assert wallet.tickets("ann") == {"main-event": 0}
+    with pytest.raises(IdempotencyConflictError):  # a cash key is not a ticket's
+        wallet.credit("ann", 11_000, key="main-event/ticket/ann/1")
+    with pytest.raises(IdempotencyConflictError):  # nor one target's another's
+        wallet.debit_ticket("ann", "other", 11_000, key="main-event/ticket/ann/1")
+    assert wallet.balance("ann") == 500 and wallet.tickets("ann") == {"main-event": 0}
+    with pytest.raises(UnknownAccountError):
+        wallet.credit_ticket("bob", "main-event", 11_000, key="sat/ticket/8")
+    with pytest.raises(UnknownAccountError):
+        wallet.tickets("bob")
+    with pytest.raises(UnknownAccountError):  # a target is a tournament id
+        wallet.credit_ticket("ann", "no such/target", 1, key="sat/ticket/9")
+    with pytest.raises(InvalidAmountError):
+        wallet.credit_ticket("ann", "main-event", 0, key="sat/ticket/10")

@@ -1,10 +1,11 @@
 """No cent created or lost between the players' wallets and a tournament (REG-1, REG-2,
-CRASH-1, CRASH-2, PAY-1), over random register / unregister / cancel / start-and-finish
-sequences through the desk (its registration and ledger, the Accounts port on a real SQLite
-store), without Ray.
+CRASH-1, CRASH-2, PAY-1, SAT-3), over random register / register-by-ticket / unregister /
+cancel / start-and-finish sequences through the desk (its registration and ledger, the Accounts
+port on a real SQLite store), without Ray. Some players hold satellite tickets to the
+tournaments (as a satellite's end leaves them in their wallets): a ticket counts as its cents.
 
 The start is the handover the desk makes to the orchestrator (`Desk._launch`): the core's
-registration opened with the entries the desk took (`Ledger.paid_entries`), as
+registration opened with the entries the desk took (`Cashier.handover`: the tickets apart), as
 `Tournament.start` does (`core.play.open_registration`); the end pays PAY-1 prizes, or rolls
 forward (CRASH-2), and the desk's cashier credits the run's `ledger_posted` records
 (`Cashier.settle`), each twice, as a follower reading the log again after a restart would.
@@ -67,6 +68,7 @@ def held(registration: Registration) -> int:
     back to a wallet."""
     ledger = registration.ledger
     ledger.check()
+    assert ledger.tickets == 0  # SAT-3: each ticket spent on an entry, or back in its wallet
     return sum(b for a, b in ledger.balances().items() if a.kind != "wallet")
 
 
@@ -96,6 +98,7 @@ def records(events: list[Event], after: int = 0) -> list[EventRecord]:
 operation = st.one_of(
     st.tuples(st.just("register"), st.sampled_from(TOURNAMENTS), st.sampled_from(PLAYERS)),
     st.tuples(st.just("self-register"), st.sampled_from(TOURNAMENTS), st.sampled_from(PLAYERS)),
+    st.tuples(st.just("by-ticket"), st.sampled_from(TOURNAMENTS), st.sampled_from(PLAYERS)),
     st.tuples(st.just("unregister"), st.sampled_from(TOURNAMENTS), st.sampled_from(PLAYERS)),
     st.tuples(st.just("cancel"), st.sampled_from(TOURNAMENTS), st.just("")),
     st.tuples(st.just("finish"), st.sampled_from(TOURNAMENTS), st.just("")),
@@ -111,6 +114,7 @@ operation = st.one_of(
     wallets=[0] * len(PLAYERS),
     operations=[("register", "t1", "ann"), ("cancel", "t1", "")],
     seed=0,
+    tickets=[],
 )
 @example(  # found by hypothesis: the charge of who unregistered stays at the desk
     buy_in=0,
@@ -125,6 +129,7 @@ operation = st.one_of(
         ("finish", "t1", ""),
     ],
     seed=0,
+    tickets=[],
 )
 @example(  # found by hypothesis: a cancellation after the run ended refunds nothing
     buy_in=0,
@@ -138,6 +143,27 @@ operation = st.one_of(
         ("cancel", "t1", ""),
     ],
     seed=0,
+    tickets=[],
+)
+@example(  # SAT-3: a ticket spent, given back (REG-2), spent again, refunded in cash (CRASH-1)
+    buy_in=1_000,
+    fee=100,
+    cancellation_percent=50,
+    wallets=[0, 2_000, 0, 0, 0],
+    operations=[
+        ("by-ticket", "t1", "ann"),
+        ("by-ticket", "t2", "ann"),
+        ("unregister", "t1", "ann"),
+        ("by-ticket", "t1", "ann"),
+        ("register", "t1", "bob"),
+        ("cancel", "t1", ""),
+        ("by-ticket", "t2", "bob"),
+        ("register", "t2", "bob"),
+        ("by-ticket", "t2", "cy"),
+        ("finish", "t2", ""),
+    ],
+    seed=0,
+    tickets=[("ann", "t1"), ("cy", "t2")],
 )
 @given(
     buy_in=st.integers(0, 5_000),
@@ -146,6 +172,7 @@ operation = st.one_of(
     wallets=st.lists(st.integers(0, 12_000), min_size=len(PLAYERS), max_size=len(PLAYERS)),
     operations=st.lists(operation, max_size=30),
     seed=st.integers(0, 2**32 - 1),
+    tickets=st.lists(st.tuples(st.sampled_from(PLAYERS), st.sampled_from(TOURNAMENTS)), max_size=4),
 )
 def test_no_cent_is_created_or_lost_between_wallets_and_tournaments(
     buy_in: int,
@@ -154,12 +181,21 @@ def test_no_cent_is_created_or_lost_between_wallets_and_tournaments(
     wallets: list[int],
     operations: list[tuple[str, str, str]],
     seed: int,
+    tickets: list[tuple[str, str]],
 ) -> None:
     rng = random.Random(seed)
     with desk_in_memory() as (desk, accounts):
         cashier = Cashier(accounts)
         credentials = {p: desk.create_account(p, w) for p, w in zip(PLAYERS, wallets, strict=True)}
         total = sum(wallets)
+        price = buy_in + fee  # a seat: the tournaments' entry (SAT-1)
+        for k, (player, target) in enumerate(tickets if price else []):  # won in satellites
+            accounts.credit_ticket(player, target, price, key=f"sat/ticket/{player}/{k}")
+            total += price
+
+        def wallet_cents() -> dict[str, int]:  # cash and tickets
+            return {p: accounts.balance(p) + sum(accounts.tickets(p).values()) for p in PLAYERS}
+
         text = config_text(buy_in, fee, cancellation_percent)
         for tournament in TOURNAMENTS:
             desk.create(text, tournament)
@@ -175,26 +211,30 @@ def test_no_cent_is_created_or_lost_between_wallets_and_tournaments(
 
         for kind, tournament, player in operations:
             entry = desk.get(tournament)
-            before = {p: accounts.balance(p) for p in PLAYERS}
+            before = {p: (accounts.balance(p), accounts.tickets(p)) for p in PLAYERS}
             try:
                 if kind == "register":
                     desk.register(tournament, player)
                 elif kind == "self-register":
                     desk.register(tournament, player, credential=credentials[player])
+                elif kind == "by-ticket":  # SAT-3
+                    desk.register(tournament, player, credential=credentials[player], ticket=True)
                 elif kind == "unregister":
                     desk.unregister(tournament, player)
                 elif kind == "cancel":
                     asyncio.run(desk.cancel(tournament, "property"))
             except FrontDoorError:
                 # a refusal moves nothing anywhere
-                assert {p: accounts.balance(p) for p in PLAYERS} == before
+                assert {p: (accounts.balance(p), accounts.tickets(p)) for p in PLAYERS} == before
             if kind in ("finish", "roll-forward") and tournament not in runs:
                 players = sorted(entry.registration.in_play())
                 if entry.state != "registering" or len(players) < 2:
                     continue
                 config = entry.config.with_players(len(players))
-                deposits = entry.registration.ledger.paid_entries()  # what `_launch` hands over
-                run, events = open_registration(config, players, deposits, tournament, 2_000.0)
+                deposits, paid_by_ticket = Cashier.handover(entry.registration.ledger)  # `_launch`
+                run, events = open_registration(
+                    config, players, deposits, tournament, 2_000.0, paid_by_ticket
+                )
                 desk_ledger = entry.registration.ledger
                 charges = sum(
                     p.amount for p in desk_ledger.postings if p.reason == "cancellation_charge"
@@ -229,7 +269,7 @@ def test_no_cent_is_created_or_lost_between_wallets_and_tournaments(
                 cashier.settle(tournament, logged)  # read again: repeats move nothing
                 # as the desk marks a run that ended: no cancellation refunds it again
                 entry.state = "finished" if kind == "finish" else "cancelled"
-            assert sum(accounts.balance(p) for p in PLAYERS) + in_play() == total
+            assert sum(wallet_cents().values()) + in_play() == total
             assert all(accounts.balance(p) >= 0 for p in PLAYERS)
 
 

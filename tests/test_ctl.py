@@ -450,7 +450,7 @@ def test_registration_and_a_cancellation_in_registration_through_ctl(
         refunds = {(r["player"], r["amount"]) for r in records if r["type"] == "refund"}
         assert refunds == {("ann", 2200), ("bob", 2200)}  # CRASH-1: fee and commission
         code, out, _ = run_ctl(capsys, "account", "bob", "--json")
-        assert json.loads(out) == {"account": "bob", "balance": 2200}  # back in his wallet
+        assert json.loads(out) == {"account": "bob", "balance": 2200, "tickets": {}}  # back
         code, _, err = run_ctl(capsys, "cancel", "Club-night", "--reason", "again")
         assert code == 2 and "FAILED_PRECONDITION" in err and len(err.splitlines()) == 1
 

@@ -92,8 +92,16 @@ def test_fl1_bag_at_share_is_exact_for_decimals() -> None:
         (lambda d: d["event"].update(multi_entries=19), "event.multi_entries 19"),
         (lambda d: d["tournament"].update(players=10), "tournament.players"),
         (
-            lambda d: d["tournament"].update(late_registration_levels=2),
-            "tournament.late_registration_levels: a multi-flight event",
+            lambda d: d["tournament"].update(late_registration_levels=2, reentries=1),
+            "tournament.reentries: a multi-flight event",
+        ),
+        (
+            lambda d: (
+                d["event"].pop("bag_at_share"),
+                d["event"].update(bag_at_level=2),
+                d["tournament"].update(late_registration_levels=3),
+            ),
+            "tournament.late_registration_levels 3 outlasts event.bag_at_level 2",
         ),
         (lambda d: d["flights"].append({"name": "1A", "players": 9}), "'1A' is taken"),
         (lambda d: d["event"].update(bag_after=3), "unknown key bag_after"),
@@ -204,7 +212,8 @@ def play_event(event: EventPlan, seed: int) -> dict[str, Any]:
     seated = {e["player"]: e["stack"] for e in log if e["type"] == "player_seated"}
     assert seated == dict(start.stacks)  # FL-3: Day 2 chips are the bags that went forward
     paid_out = sum(e["amount"] for e in log if e["type"] == "prize_awarded")
-    assert paid_in == commission + paid_out  # entries = pool + commission + overlay - paid
+    overlay = sum(e["overlay"] for e in log if e["type"] == "overlay_paid")  # GTD-1
+    assert paid_in + overlay == commission + paid_out  # entries + overlay = commission + paid
     return event_results(
         event.name, results, day2, void=void, hands=hands + tournament.hands, seconds=0.0
     )
@@ -249,6 +258,61 @@ def test_fl_random_events_balance_their_money_and_place_every_player(
     players = len({p for rows in event_players(event) for p in rows})
     assert sorted(row["place"] for row in results["places"]) == list(range(1, players + 1))
     assert sum(row["prize"] for row in results["places"]) == event.entries * BUY_IN
+
+
+# --- late registration (REG-1) and a guarantee (GTD-1) over the event ----------------------
+
+LATE = {"late_registration_levels": 2, "late_entries": 4}  # 4 late bots enter every flight
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_reg1_a_flight_takes_late_entries_and_bags_only_once_they_close(seed: int) -> None:
+    data = plan_data(bag_at_share=0.9)  # due after a few busts: it must wait for the close
+    data["tournament"].update(LATE)
+    data["payouts"] = {"percent": [100]}
+    event = parse_event(data)
+    assert event.entries == 2 * (18 + 4)
+    flight = event.flight_config(event.flights[0])
+    assert flight.late_registration_levels == 2 and flight.late_entries == 4
+    assert flight.bag is not None and flight.bag.players == 19  # floor(0.9 x (18 + 4))
+    tournament, log = play_flight(event, 0, [f"a{k}" for k in range(18)], seed)
+    check_log(tournament.config, log)
+    started = next(e["seq"] for e in log if e["type"] == "tournament_started")
+    late = [e["player"] for e in log if e["type"] == "player_registered" and e["seq"] > started]
+    assert sorted(late) == [f"late{k:05d}" for k in range(1, 5)]  # REG-1, while it was open
+    (closed,) = [e for e in log if e["type"] == "registration_closed"]
+    (due,) = [e for e in log if e["type"] == "flight_bagging"]
+    assert closed["seq"] < due["seq"]  # FL-1 waits for late registration to end
+    assert closed["entries"] == 22 and not [e for e in log if e["type"] == "overlay_paid"]
+    bags = {e["player"]: e["chips"] for e in log if e["type"] == "stack_bagged"}
+    assert sum(bags.values()) == 22 * 1000  # every late entry's chips are in the bags too
+    (done,) = [e for e in log if e["type"] == "flight_bagged"]
+    assert done["pool"] == 22 * BUY_IN
+    assert not audit_results(log, tournament.results(seconds=0.0))
+
+
+@pytest.mark.parametrize(
+    ("guarantee", "late", "seed"),
+    [(50_000, False, 3), (50_000, True, 4), (30_000, False, 5)],  # the last: no overlay
+)
+def test_gtd1_an_events_guarantee_is_paid_on_day2_over_every_flights_entries(
+    guarantee: int, late: bool, seed: int
+) -> None:
+    data = plan_data(multi_entries=2)
+    data["payouts"]["guarantee"] = guarantee
+    if late:
+        data["tournament"].update(LATE)
+    event = parse_event(data)
+    assert all(event.flight_config(f).guarantee == 0 for f in event.flights)  # none on Day 1
+    results = play_event(event, seed)
+    entries = results["players"]
+    assert entries == (44 if late else 36)
+    overlay = max(0, guarantee - entries * BUY_IN)  # the shortfall of every entry's pool
+    assert results["overlay"] == overlay
+    assert results["prize_pool"] == entries * BUY_IN + overlay
+    assert sum(row["prize"] for row in results["places"]) == results["prize_pool"]
+    day2 = results["day2"]["players"]
+    assert all(row["prize"] == 0 for row in results["places"] if row["place"] > day2)
 
 
 # --- FL-2, FL-3 as properties ---------------------------------------------------------------

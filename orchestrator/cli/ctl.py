@@ -217,9 +217,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     wallet.add_argument(
         "--balance", type=non_negative_int, required=True, metavar="CENTS", help="in cents"
     )
-    verb("account", _account, "a player's wallet: its balance", of_one=False).add_argument(
-        "account", metavar="PLAYER"
-    )
+    verb(
+        "account",
+        _account,
+        "a player's wallet: its balance and satellite tickets (SAT-3)",
+        of_one=False,
+    ).add_argument("account", metavar="PLAYER")
     deal = verb("deal", _deal, "propose a deal at the final table; every player answers (DEAL-1)")
     deal.add_argument("--kind", required=True, choices=DEAL_KINDS, help="how it shares (DEAL-2)")
     deal.add_argument(
@@ -313,10 +316,17 @@ def _open_account(args: argparse.Namespace, client: OperatorClient) -> None:
 
 def _account(args: argparse.Namespace, client: OperatorClient) -> None:
     reply = client.account(args.account)
+    tickets = {t.target: t.value for t in reply.tickets}  # SAT-3: 0 once spent
     if args.json:
-        print(json.dumps({"account": reply.account, "balance": reply.balance}))
+        print(json.dumps({"account": reply.account, "balance": reply.balance, "tickets": tickets}))
         return
     _print_table(("account", "balance"), [(reply.account, money(reply.balance))])
+    if tickets:
+        print()
+        _print_table(
+            ("ticket to", "value"),
+            [(target, money(value) if value else "spent") for target, value in tickets.items()],
+        )
 
 
 def _start(args: argparse.Namespace, client: OperatorClient) -> None:

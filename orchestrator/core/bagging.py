@@ -1,8 +1,9 @@
 """The tournament's side of a multi-day event (FL-1, FL-3). Pure.
 
 A Day 1 flight (`config.bag`) plays until its bag is due: once `bag.players` or fewer are left,
-once level `bag.after_level` is over, or when one player is left (a flight has no winner). Both
-only grow more true as play goes on, so the state alone says whether it is due. From then
+once level `bag.after_level` is over, or when one player is left (a flight has no winner); not
+while its late registration (REG-1) still takes entries, unless one player is left. Each only
+grows more true as play goes on, so the state alone says whether it is due. From then
 (`flight_bagging`, logged once) every table closes at its boundary: the hands in play are
 played out, their busted placed by ELIM-1 within the flight; the last table to close bags it:
 `stack_bagged` for everyone still in, the pool to the event's Day 2 (`flight_bagged`) and the
@@ -67,6 +68,8 @@ class TournamentBagging:
         if bag is None:
             return False
         play = self.play
+        if play.active_players > 1 and play.registration.is_open():
+            return False  # REG-1: late registration still takes entries into this flight
         level_over = bag.after_level > 0 and play.clock.level > bag.after_level
         return play.active_players <= max(1, bag.players) or level_over
 

@@ -18,6 +18,19 @@ players = 18
 Each flight is a tournament of its own (`EventPlan.flight_config`) that plays no hand-for-hand
 (FL-3: the money bubble falls on Day 2 only); Day 2 (`EventPlan.day2_config`) seats the
 qualified players with their bags and plays on to the winner.
+
+Late registration (REG-1) works per flight as in a single tournament: the structure's
+`late_registration_levels` (and, for `mtt run`'s bots, `late_entries`: the same late bots enter
+every flight, FL-2) apply to each flight, which does not bag while it is open; Day 2 takes no
+entries. A `bag_at_share` counts a flight's planned field with its late entries; with
+`bag_at_level`, late registration must end by that level.
+
+A guarantee (GTD-1, `[payouts] guarantee`) is over the whole event's entries. **Decision:** the
+flights pay no overlay; Day 2's ledger opens with the flights' pools (FL-3) and, when Day 2's
+registration closes at its start (after the last flight's registration closed, before any hand
+of Day 2 and so before any prize: FL-3 pays on Day 2 only), the operator pays the shortfall of
+that pool under the guarantee into it (`overlay_paid` in Day 2's log). Each flight's own audit
+then stays entries = pool carried + commission, and Day 2's is the single tournament's GTD-1.
 """
 
 from __future__ import annotations
@@ -59,14 +72,19 @@ class EventPlan:
 
     @property
     def entries(self) -> int:
-        """Every flight's entries (FL-3: the prize pool and the places count them all)."""
-        return sum(flight.players for flight in self.flights)
+        """Every flight's planned entries, late ones included (FL-3: the prize pool and the
+        places count them all)."""
+        return sum(self.field(flight) for flight in self.flights)
+
+    def field(self, flight: Flight) -> int:
+        """The flight's planned field: its players and (REG-1) its late entries."""
+        return flight.players + self.structure.late_entries
 
     def bag_target(self, flight: Flight) -> int:
         """FL-1: the flight bags once this many players or fewer are left (0: by level)."""
         if self.bag_at_share is None:
             return 0
-        return int(self.bag_at_share * flight.players)  # exact: the share is a fraction
+        return int(self.bag_at_share * self.field(flight))  # exact: the share is a fraction
 
     def flight_config(self, flight: Flight) -> TournamentConfig:
         """FL-1: a flight as a tournament of its own, bagging by the plan's rule."""
@@ -76,12 +94,19 @@ class EventPlan:
             players=flight.players,
             hand_for_hand=0,  # FL-3: no money on Day 1, so no bubble to play hand for hand
             bag=BagRule(players=self.bag_target(flight), after_level=self.bag_at_level),
+            guarantee=0,  # GTD-1: the event's guarantee is made good on Day 2
         )
 
     def day2_config(self, start: Day2Start) -> TournamentConfig:
-        """FL-3: Day 2 seats every qualified player with his bag, at the flights' level."""
+        """FL-3: Day 2 seats every qualified player with his bag, at the flights' level; it
+        takes no entries (REG-1) and pays any overlay of the event's guarantee (GTD-1)."""
         return replace(
-            self.structure, name=f"{self.name}-day2", players=len(start.stacks), day2=start
+            self.structure,
+            name=f"{self.name}-day2",
+            players=len(start.stacks),
+            day2=start,
+            late_registration_levels=0,
+            late_entries=0,
         )
 
 
@@ -116,6 +141,12 @@ def parse_event(data: Mapping[str, Any], *, source: str = "event") -> EventPlan:
     if not isinstance(name, str) or not name.strip():
         raise ConfigError("event.name must be a non-empty string")
     share, level = _bag_rule(event)
+    late = structure.late_registration_levels
+    if level and late > level:
+        raise ConfigError(
+            f"tournament.late_registration_levels {late} outlasts event.bag_at_level {level}: "
+            "a flight's late registration must end by the level it bags at"
+        )
     multi = whole(event.get("multi_entries", 0), "event.multi_entries")
     if multi and len(flights) < 2:
         raise ConfigError("event.multi_entries needs two flights or more to enter again")
@@ -171,16 +202,15 @@ def _shared_structure(structure: TournamentConfig) -> None:
     """What the flights' structure may not have (yet): each would need its own Day 2 rule."""
     refused = (
         (structure.structure != "freezeout", f"tournament.structure {structure.structure!r}"),
-        (structure.late_registration_levels > 0, "tournament.late_registration_levels"),
+        (structure.reentries > 0, "tournament.reentries"),
         (structure.knockout is not None, "[knockout]"),
-        (structure.guarantee > 0, "payouts.guarantee"),
         (structure.side_events is not None, "[side_events]"),
     )
     for bad, key in refused:
         if bad:
             raise ConfigError(
-                f"{key}: a multi-flight event plays freeze-out flights without late "
-                "registration, bounties, a guarantee or side events"
+                f"{key}: a multi-flight event plays freeze-out flights without re-entries "
+                "(a player enters another flight instead, FL-2), bounties or side events"
             )
 
 

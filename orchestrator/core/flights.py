@@ -164,7 +164,8 @@ def event_results(
     return {
         "tournament": event,
         "players": sum(len(f.entries) for f in flights),
-        "prize_pool": day2["prize_pool"],
+        "prize_pool": day2["prize_pool"],  # GTD-1: with Day 2's overlay, if any
+        "overlay": day2.get("ledger", {}).get("overlay", 0),
         "hands": hands,
         "seconds": round(seconds, 3),
         "places": [

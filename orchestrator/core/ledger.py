@@ -203,9 +203,13 @@ class Ledger:
         self._balances[player_account(player)] += amount
         self._openings.append(Opening(player_account(player), amount, now))
 
-    def cash_out(self, player: str, amount: int, *, now: float) -> Posting | None:
-        """`amount` of the player's account back to his wallet (None for 0: nothing moves)."""
+    def cash_out(
+        self, player: str, amount: int, *, now: float, ticket: bool = False
+    ) -> Posting | None:
+        """`amount` of the player's account (SAT-3 `ticket`: a ticket REG-2 gave back, from his
+        ticket account) back to his wallet (None for 0: nothing moves)."""
         account = self._account(player)
+        account = ticket_account(player) if ticket else account
         if _cents(amount, "a cash-out") == 0:
             return None
         self._balances.setdefault(WALLET, 0)  # opened by the first cash-out, as check() expects
@@ -260,7 +264,7 @@ class Ledger:
         _cents(value, "a ticket")
         account = ticket_account(player)
         self._account(player)
-        if account in self._balances:
+        if self._balances.get(account):  # one given back and cashed out may come again
             raise AccountExistsError(f"{player} already holds a ticket in this ledger")
         self._balances[account] = value
         self._openings.append(Opening(account, value, now))

@@ -35,6 +35,7 @@ from typing import Any
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator.core import codec
 from orchestrator.core.config import TournamentConfig
+from orchestrator.core.config_satellite import check_target
 from orchestrator.core.config_toml import config_from_text
 from orchestrator.core.deals import DealKind
 from orchestrator.core.events import (
@@ -55,6 +56,7 @@ from orchestrator.core.events import (
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules, RegistrationState
+from orchestrator.core.satellite import Seats
 from orchestrator.errors import (
     PACKAGE_ERRORS,
     ConfigError,
@@ -229,6 +231,7 @@ class Desk:
                 "reentries: re-entries through the front door are not paid from the players' "
                 "wallets yet; set reentries = 0 (late registration works)"
             )
+        self._check_satellite(config)
         tournament_id = tournament_id or self._unique(config.name)
         if not ID_PATTERN.match(tournament_id):
             raise InvalidRequest(
@@ -241,6 +244,31 @@ class Desk:
         self._persist(entry, {"type": "created", "config": config_text})
         self._entries[tournament_id] = entry
         return entry
+
+    def _check_satellite(self, config: TournamentConfig) -> None:
+        """SAT-3 at the front door: a satellite's `[satellite] target` is the id of a
+        tournament created here, not yet started, whose entry is the seat's value."""
+        rules = config.satellite
+        if rules is None:
+            return
+        target = self._entries.get(rules.target)
+        if target is None:
+            known = ", ".join(sorted(self._entries)) or "none"
+            raise InvalidRequest(
+                f"satellite.target {rules.target!r}: no such tournament at this front door (a "
+                f"satellite's target is the id of one created here; created: {known})"
+            )
+        if target.state not in ("announced", "registering"):
+            raise WrongState(f"satellite.target {rules.target!r} is {target.state} already")
+        try:
+            check_target(config, target.config)
+        except ConfigError as exc:
+            raise refusal(exc) from exc
+
+    def tickets(self, account: str) -> dict[str, int]:
+        """SAT-3: the satellite tickets the account's wallet holds, per target (cents)."""
+        with _translated():
+            return self._cashier.accounts.tickets(account)
 
     def create_account(self, account: str, balance: int) -> str:
         """An operator opens a player's wallet with `balance` cents; returns its credential,
@@ -263,18 +291,27 @@ class Desk:
         entry.state = "registering"
         return entry
 
-    def register(self, tournament_id: str, player: str, *, credential: str | None = None) -> str:
-        """REG-1: the player's entry is taken from his wallet; returns a new token (the old
-        one, if any, is no longer valid). `credential`: the player registering himself with
-        his account's credential (None: the operator on his behalf)."""
+    def register(
+        self,
+        tournament_id: str,
+        player: str,
+        *,
+        credential: str | None = None,
+        ticket: bool = False,
+    ) -> str:
+        """REG-1: the player's entry is taken from his wallet (SAT-3 `ticket`: paid by his
+        satellite ticket to this tournament); returns a new token (the old one, if any, is no
+        longer valid). `credential`: the player registering himself with his account's
+        credential (None: the operator on his behalf)."""
         entry = self.get(tournament_id)
         _check_player(player)
         self._authenticate(player, credential)
         if entry.state != "registering":
             raise WrongState(f"registration is not open ({entry.state})")
         token = new_secret()
-        self._take_entry(entry, player)
-        self._persist(entry, {"type": "registered", "player": player, "token": token_digest(token)})
+        self._take_entry(entry, player, ticket=ticket)
+        record = {"type": "registered", "player": player, "token": token_digest(token)}
+        self._persist(entry, {**record, "ticket": True} if ticket else record)
         self._issue(entry, player, token_digest(token))
         return token
 
@@ -309,14 +346,23 @@ class Desk:
         late = entry.config.late_registration_levels
         return entry.state in ("running", "paused") and 0 < entry.model.level <= late
 
-    async def enter(self, tournament_id: str, player: str, *, credential: str | None = None) -> str:
+    async def enter(
+        self,
+        tournament_id: str,
+        player: str,
+        *,
+        credential: str | None = None,
+        ticket: bool = False,
+    ) -> str:
         """REG-1 by the API: registration before the start (`register`), or late registration
-        into the running tournament; returns the player's new token. `credential`: as for
-        `register`."""
+        into the running tournament; returns the player's new token. `credential`, `ticket`:
+        as for `register` (SAT-3: a ticket pays an entry taken before the start only)."""
         entry = self.get(tournament_id)
         if entry.state in ("running", "paused") and entry.orchestrator is not None:
+            if ticket:
+                raise WrongState(f"SAT-3: a ticket pays an entry before the start ({entry.state})")
             return await self._register_late(entry, player, credential)
-        return self.register(tournament_id, player, credential=credential)
+        return self.register(tournament_id, player, credential=credential, ticket=ticket)
 
     async def _register_late(self, entry: Entry, player: str, credential: str | None) -> str:
         """REG-1 while late registration lasts: the entry's price is debited from the player's
@@ -427,6 +473,8 @@ class Desk:
         players = sorted(entry.registration.in_play())
         if len(players) < 2:
             raise WrongState(f"{len(players)} registered: a tournament needs at least 2")
+        self._check_seats(entry, len(players))
+        self._check_satellites_over(entry)
         with _translated():
             entry.registration.start(now=self._clock())
         self._persist(entry, {"type": "started", "players": players})
@@ -441,6 +489,32 @@ class Desk:
             raise NotAvailable(f"the tournament could not start on Ray: {why}") from exc
         self._follow(entry)
         return entry
+
+    def _check_seats(self, entry: Entry, field: int) -> None:
+        """SAT-1 before the launch, as the orchestrator's start checks it (`Seats.of`): a
+        satellite's pool (made up to its guarantee, GTD-1) pays at least one seat and fewer
+        seats than players; refused with nothing changed, registration still open."""
+        pool = max(entry.registration.prize_pool, entry.config.guarantee)
+        try:
+            Seats.of(entry.config, pool=pool, field=field)
+        except ConfigError as exc:
+            raise WrongState(str(exc)) from exc
+
+    def _check_satellites_over(self, target: Entry) -> None:
+        """SAT-3: a target starts once every satellite to it here has ended (finished or
+        cancelled), so no seat is won after the tickets could still pay an entry."""
+        pending = sorted(
+            e.tournament_id
+            for e in self._entries.values()
+            if e.config.satellite is not None
+            and e.config.satellite.target == target.tournament_id
+            and e.state not in ("finished", "cancelled")
+        )
+        if pending:
+            raise WrongState(
+                f"SAT-3: the satellites {', '.join(pending)} to {target.tournament_id} have not "
+                "ended: their seats are entries to it (end or cancel them first)"
+            )
 
     async def pause(self, tournament_id: str) -> Entry:
         entry = self._running(tournament_id, "running")
@@ -572,7 +646,7 @@ class Desk:
                 entry.registration.open(now=now)
                 entry.state = "registering"
             elif kind == "registered":
-                self._take_entry(entry, record["player"])
+                self._take_entry(entry, record["player"], ticket=record.get("ticket", False))
                 self._issue(entry, record["player"], record["token"])
             elif kind == "unregistered":
                 entry.registration.unregister(record["player"], now=now)
@@ -683,13 +757,13 @@ class Desk:
             candidate = f"{base}-{n}"
         return candidate
 
-    def _take_entry(self, entry: Entry, player: str) -> None:
+    def _take_entry(self, entry: Entry, player: str, *, ticket: bool = False) -> None:
         """REG-1 through the core, which checks everything before the entry is debited from
-        the player's wallet (`Cashier.pay_entry`): a refusal moves nothing."""
+        the player's wallet (`Cashier.pay_entry`; SAT-3 `ticket`: his ticket spent,
+        `Cashier.pay_entry_by_ticket`): a refusal moves nothing."""
+        pay = self._cashier.pay_entry_by_ticket if ticket else self._cashier.pay_entry
         with _translated():
-            self._cashier.pay_entry(
-                entry.tournament_id, entry.registration, player, now=self._clock()
-            )
+            pay(entry.tournament_id, entry.registration, player, now=self._clock())
 
     def _cancel_unplayed(self, entry: Entry, reason: str, now: float) -> tuple[Event, ...]:
         """Cancel a tournament no hand of which was played here: in registration (CRASH-1), or
@@ -710,9 +784,24 @@ class Desk:
         return ", ".join(r for r in runs if "/" in r)
 
     def _refund_all(self, entry: Entry, now: float) -> tuple[Event, ...]:
-        """After a cancellation in registration (CRASH-1): every refund back to its wallet."""
+        """After a cancellation in registration (CRASH-1): every refund back to its wallet,
+        and (SAT-3) every ticket to it not spent paid at face value in cash."""
         with _translated():
-            return self._cashier.cash_out(entry.tournament_id, entry.registration, now=now)
+            refunds = self._cashier.cash_out(entry.tournament_id, entry.registration, now=now)
+            self._cashier.cash_tickets(entry.tournament_id, self._ticket_holders(entry))
+        return refunds
+
+    def _ticket_holders(self, target: Entry) -> list[str]:
+        """SAT-3: who won a seat to `target` in a satellite at this front door (as its run's
+        log in the store says; a satellite not yet loaded after a restart is left out)."""
+        holders: list[str] = []
+        for satellite in self._entries.values():
+            rules = satellite.config.satellite
+            if rules is None or rules.target != target.tournament_id or not self._run_of(satellite):
+                continue
+            records = self._store.read(find_stream(self._store, satellite.tournament_id))
+            holders += [str(r["player"]) for r in records if r["type"] == "ticket_awarded"]
+        return holders
 
     def _settle(self, entry: Entry) -> None:
         """The run's payments so far credited to the wallets (CRASH-2 shares, prizes, ...);
@@ -852,10 +941,12 @@ class Desk:
         )
         run_id = run or uuid.uuid4().hex[:12]
         entry.stream = stream_name(entry.tournament_id, run_id)
+        deposits, tickets = Cashier.handover(entry.registration.ledger)  # the entries taken
         orchestrator = OrchestratorHandle.launch(
             entry.config.with_players(len(players)),
             players,
-            deposits=entry.registration.ledger.paid_entries(),  # the entries the desk took
+            deposits=deposits,
+            tickets=tickets,  # SAT-3
             tournament_id=entry.tournament_id,
             seed=seed,
             out_dir=str(out),

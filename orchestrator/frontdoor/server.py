@@ -306,9 +306,13 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
         try:
             self._auth.operator(context)
             balance = self._desk.balance(request.account)
+            tickets = [  # SAT-3
+                pb.Ticket(target=target, value=value)
+                for target, value in self._desk.tickets(request.account).items()
+            ]
         except FrontDoorError as exc:
             await _refuse(context, exc)
-        return pb.AccountInfo(account=request.account, balance=balance)
+        return pb.AccountInfo(account=request.account, balance=balance, tickets=tickets)
 
     async def ProposeDeal(self, request: pb.DealRequest, context: Context) -> pb.TournamentInfo:
         return await self._run(  # type: ignore[no-any-return]
@@ -327,7 +331,7 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):
         try:
             credential = bearer(context.invocation_metadata())  # the account's
             token = await self._desk.enter(
-                request.tournament_id, request.player, credential=credential
+                request.tournament_id, request.player, credential=credential, ticket=request.ticket
             )
         except FrontDoorError as exc:
             await _refuse(context, exc)

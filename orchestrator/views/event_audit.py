@@ -4,8 +4,9 @@ run audited as any run is (`views.audit.audit_run`), then the event as a whole:
 - FL-2: each Day 2 player is seated with the largest of his bags, and every other bag is void
   (listed in the event's results.json);
 - FL-3: Day 2's pool is the flights' pools to the cent, and the money of every entry of every
-  flight is the commission plus the prizes paid on Day 2 (entries = pool + commission + overlay
-  - paid, the pool left at 0 and no overlay in an event);
+  flight with the overlay is the commission plus the prizes paid on Day 2 (entries = pool +
+  commission + overlay - paid, the pool left at 0); GTD-1: the overlay of the event's guarantee
+  is paid on Day 2 only (docs/OPERATIONS.md), the guarantee's shortfall of every entry's pool;
 - FL-3: the event's places are 1..N over the N different players of all flights, each once,
   Day 2's players above every Day 1 bust in Day 2's own order, and only Day 2 is paid.
 """
@@ -89,14 +90,21 @@ def _money(flights: Sequence[list[EventRecord]], day2: list[EventRecord]) -> lis
     )
     commission = total(flights, "player_registered", "fee")
     paid = total([day2], "prize_awarded", "amount")
-    if entries != commission + paid:
+    overlay = total([day2], "overlay_paid", "overlay")
+    if entries + overlay != commission + paid:
         v.append(
             Violation(
                 "FL-3",
                 "results.json",
-                f"entries {entries} != commission {commission} + prizes paid {paid}",
+                f"entries {entries} + overlay {overlay} != commission {commission} + prizes "
+                f"paid {paid}",
             )
         )
+    if total(flights, "overlay_paid", "overlay"):
+        v.append(Violation("GTD-1", "flights", "a flight paid an overlay: the event's is Day 2's"))
+    for e in day2:
+        if e["type"] == "overlay_paid" and e["entries_pool"] != carried:
+            v.append(Violation("GTD-1", "day2/events.jsonl", "the overlay is not over every entry"))
     return v
 
 

@@ -12,6 +12,13 @@ account, kind or amount is refused (`IdempotencyConflictError`), so a retry can 
 twice and a bug that reuses a key is caught. A refused debit (`InsufficientFundsError`) records
 no key: the same call may succeed once the account holds the money.
 
+SAT-3: the wallet also keeps each player's satellite tickets, per target tournament, as cents of
+that target's entry (one ticket is one entry's worth): `credit_ticket` when a satellite he
+played ends with his seat (or a ticket given back, REG-2), `debit_ticket` when it pays his entry
+(spent: a second spend is refused as an overdraft is), `tickets` what he holds. Keyed and
+idempotent as the money calls, under the same keys' space; a ticket is never cash: CRASH-1
+refunds a ticket's entry to the cash balance, at face value.
+
 Accounts are opened by the operator with a balance and a credential, of which the wallet keeps
 only the SHA-256 digest (`open`); `authenticate` compares digests in constant time. Amounts are
 whole cents, 1..`MAX_CENTS` per call (0 moves nothing and is refused as a mistake), and no
@@ -40,12 +47,14 @@ __all__ = [
     "check_digest",
     "check_key",
     "check_opening",
+    "check_target",
 ]
 
 # 10 billion in cents: far above any wallet here, far below 2**53 (Redis's Lua numbers are
 # doubles) and int64 (the gRPC field).
 MAX_CENTS = 10**12
 ACCOUNT_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")  # a player's name
+TARGET_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # a tournament's id
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9_.:/-]{1,200}$")
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
@@ -79,6 +88,21 @@ class Accounts(Protocol):
         """Pay `amount` cents in; the balance after."""
         ...
 
+    def credit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
+        """SAT-3: a ticket of `value` cents to the tournament `target` for the account; the
+        cents it then holds in tickets to `target`."""
+        ...
+
+    def debit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
+        """SAT-3: a ticket to `target` spent; `InsufficientFundsError` (nothing moved) when
+        the account holds less than `value` in tickets to it."""
+        ...
+
+    def tickets(self, account: str) -> dict[str, int]:
+        """SAT-3: each tournament the account ever held a ticket to, and the cents it holds in
+        tickets to it now (0: spent); `UnknownAccountError` if never opened."""
+        ...
+
     def close(self) -> None:
         """Release connections."""
         ...
@@ -106,6 +130,12 @@ def check_opening(balance: object) -> int:
             f"an opening balance is whole cents 0..{MAX_CENTS}, not {balance!r:.40}"
         )
     return balance
+
+
+def check_target(target: object) -> str:
+    if not isinstance(target, str) or not TARGET_PATTERN.match(target):
+        raise UnknownAccountError(f"a ticket's target is a tournament id, not {target!r:.70}")
+    return target
 
 
 def check_key(key: object) -> str:

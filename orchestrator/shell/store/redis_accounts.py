@@ -1,6 +1,7 @@
 """The built-in wallet (`Accounts`) in the tournament store's Redis.
 
-Layout: `mtt:wallet:<account>`, a hash {balance, credential (the SHA-256 digest)}; and
+Layout: `mtt:wallet:<account>`, a hash {balance, credential (the SHA-256 digest), and SAT-3's
+`ticket:<target>` for the cents held in tickets to each target tournament}; and
 `mtt:wallet-moves`, a hash from each idempotency key to `<account> <kind> <amount>`. A movement
 is one Lua script that checks the key, moves the balance and records the key: a script runs
 atomically and reaches the AOF as one block, so a crash keeps both or neither (durability as
@@ -35,6 +36,7 @@ from orchestrator.shell.store.accounts import (
     check_digest,
     check_key,
     check_opening,
+    check_target,
 )
 
 __all__ = ["RedisAccounts"]
@@ -43,13 +45,13 @@ MOVES_KEY = b"mtt:wallet-moves"
 _T = TypeVar("_T")
 
 # KEYS[1] the wallet, KEYS[2] the moves hash; ARGV[1] the key, ARGV[2] the move as recorded,
-# ARGV[3] the signed change, ARGV[4] the ceiling. Returns {1, balance} (moved, or repeated),
+# ARGV[3] the signed change, ARGV[4] the ceiling, ARGV[5] the field moved ('balance', or a
+# ticket's 'ticket:<target>', 0 until its first credit). Returns {1, balance} (moved, or repeated),
 # {0, balance} (too little), {2, recorded} (the key holds another move), {3, 0} (no account),
 # {4, balance} (over the ceiling).
 _MOVE = """
-local balance = redis.call('HGET', KEYS[1], 'balance')
-if not balance then return {3, 0} end
-balance = tonumber(balance)
+if redis.call('EXISTS', KEYS[1]) == 0 then return {3, 0} end
+local balance = tonumber(redis.call('HGET', KEYS[1], ARGV[5]) or '0')
 local done = redis.call('HGET', KEYS[2], ARGV[1])
 if done then
   if done ~= ARGV[2] then return {2, done} end
@@ -58,7 +60,7 @@ end
 local after = balance + tonumber(ARGV[3])
 if after < 0 then return {0, balance} end
 if after > tonumber(ARGV[4]) then return {4, balance} end
-redis.call('HSET', KEYS[1], 'balance', string.format('%d', after))
+redis.call('HSET', KEYS[1], ARGV[5], string.format('%d', after))
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return {1, after}
 """
@@ -70,6 +72,9 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'balance', ARGV[1], 'credential', ARGV[2])
 return 1
 """
+
+
+_TICKET = "ticket:"  # SAT-3: a wallet's field for the tickets held to one target
 
 
 def _wallet_key(account: str) -> bytes:
@@ -130,20 +135,45 @@ class RedisAccounts:
     def credit(self, account: str, amount: int, *, key: str) -> int:
         return self._move(account, "credit", amount, key)
 
+    def credit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
+        return self._move(account, "credit", value, key, target=check_target(target))
+
+    def debit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
+        return self._move(account, "debit", value, key, target=check_target(target))
+
+    def tickets(self, account: str) -> dict[str, int]:
+        check_account(account)
+        key = _wallet_key(account)
+        fields: Any = self._call(f"tickets of {account!r}", lambda: self._client.hgetall(key))
+        if not fields:
+            raise UnknownAccountError(f"no account {account!r}")
+        prefix = _TICKET.encode()
+        held = {
+            bytes(name)[len(prefix) :].decode(): int(value)
+            for name, value in fields.items()
+            if bytes(name).startswith(prefix)
+        }
+        return dict(sorted(held.items()))
+
     def close(self) -> None:
         self._client.close()
 
-    def _move(self, account: str, kind: MoveKind, amount: int, key: str) -> int:
+    def _move(
+        self, account: str, kind: MoveKind, amount: int, key: str, *, target: str = ""
+    ) -> int:
+        """A move of the cash balance, or (`target`) of the tickets held to that tournament."""
         check_account(account)
         check_amount(amount)
         check_key(key)
         change = -amount if kind == "debit" else amount
-        recorded = f"{account} {kind} {amount}"
+        moved = f"ticket-{kind} {target}" if target else kind
+        recorded = f"{account} {moved} {amount}"
+        field = f"{_TICKET}{target}" if target else "balance"
         answer: Any = self._call(
             f"{kind} {account!r}",
             lambda: self._move_script(
                 keys=[_wallet_key(account), MOVES_KEY],
-                args=[key, recorded, change, MAX_CENTS],
+                args=[key, recorded, change, MAX_CENTS, field],
             ),
         )
         status, value = int(answer[0]), answer[1]
@@ -153,9 +183,10 @@ class RedisAccounts:
             raise UnknownAccountError(f"no account {account!r}")
         if status == 2:
             raise IdempotencyConflictError(
-                f"the key {key!r} was used for another movement, not a {kind} of {amount} on "
+                f"the key {key!r} was used for another movement, not a {moved} of {amount} on "
                 f"{account!r}"
             )
         if status == 4:
             raise InvalidAmountError(f"{account!r} would hold over {MAX_CENTS} cents")
-        raise InsufficientFundsError(f"{account!r} holds {int(value)} cents, {amount} were asked")
+        held = f"in tickets to {target}" if target else "cents"
+        raise InsufficientFundsError(f"{account!r} holds {int(value)} {held}, {amount} were asked")

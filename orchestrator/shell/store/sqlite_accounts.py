@@ -28,6 +28,7 @@ from orchestrator.shell.store.accounts import (
     check_digest,
     check_key,
     check_opening,
+    check_target,
 )
 
 __all__ = ["SqliteAccounts"]
@@ -41,8 +42,14 @@ CREATE TABLE IF NOT EXISTS wallets (
 CREATE TABLE IF NOT EXISTS wallet_moves (
     key TEXT PRIMARY KEY,               -- the caller's idempotency key
     account TEXT NOT NULL,
-    kind TEXT NOT NULL,                 -- debit or credit
+    kind TEXT NOT NULL,                 -- debit or credit; SAT-3: ticket-debit <target>, ...
     amount INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS wallet_tickets (  -- SAT-3: tickets held, per player and target
+    account TEXT NOT NULL,
+    target TEXT NOT NULL,
+    held INTEGER NOT NULL CHECK (held >= 0),
+    PRIMARY KEY (account, target)
 );
 """
 
@@ -103,6 +110,25 @@ class SqliteAccounts:
     def credit(self, account: str, amount: int, *, key: str) -> int:
         return self._move(account, "credit", amount, key)
 
+    def credit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
+        return self._move(account, "credit", value, key, target=check_target(target))
+
+    def debit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
+        return self._move(account, "debit", value, key, target=check_target(target))
+
+    def tickets(self, account: str) -> dict[str, int]:
+        if self._row(account) is None:
+            raise UnknownAccountError(f"no account {account!r}")
+        with self._lock:
+            try:
+                rows = self._db.execute(
+                    "SELECT target, held FROM wallet_tickets WHERE account = ? ORDER BY target",
+                    (account,),
+                ).fetchall()
+            except sqlite3.Error as exc:
+                raise store_error(exc, f"sqlite accounts: tickets of {account!r}") from exc
+        return {str(target): int(held) for target, held in rows}
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -120,35 +146,53 @@ class SqliteAccounts:
                 raise store_error(exc, f"sqlite accounts: read {account!r}") from exc
         return None if row is None else (int(row[0]), str(row[1]).encode())
 
-    def _move(self, account: str, kind: MoveKind, amount: int, key: str) -> int:
+    def _move(
+        self, account: str, kind: MoveKind, amount: int, key: str, *, target: str = ""
+    ) -> int:
+        """A move of the cash balance, or (`target`) of the tickets held to that tournament."""
         check_account(account)
         check_amount(amount)
         check_key(key)
-        with self._transaction(f"{kind} {account!r}") as db:
+        recorded = f"ticket-{kind} {target}" if target else kind
+        what = f"{kind} {account!r}" + (f" (a ticket to {target})" if target else "")
+        with self._transaction(what) as db:
             done = db.execute(
                 "SELECT account, kind, amount FROM wallet_moves WHERE key = ?", (key,)
             ).fetchone()
             row = db.execute("SELECT balance FROM wallets WHERE account = ?", (account,)).fetchone()
             if row is None:
                 raise UnknownAccountError(f"no account {account!r}")
+            if target:
+                row = db.execute(
+                    "SELECT held FROM wallet_tickets WHERE account = ? AND target = ?",
+                    (account, target),
+                ).fetchone() or (0,)
             balance = int(row[0])
             if done is not None:
-                if tuple(done) != (account, kind, amount):
+                if tuple(done) != (account, recorded, amount):
                     raise IdempotencyConflictError(
-                        f"the key {key!r} was used for another movement, not a {kind} of "
+                        f"the key {key!r} was used for another movement, not a {recorded} of "
                         f"{amount} on {account!r}"
                     )
                 return balance  # repeated: nothing moves again
             after = balance - amount if kind == "debit" else balance + amount
             if after < 0:
+                held = f"in tickets to {target}" if target else "cents"
                 raise InsufficientFundsError(
-                    f"{account!r} holds {balance} cents, {amount} were asked"
+                    f"{account!r} holds {balance} {held}, {amount} were asked"
                 )
             if after > MAX_CENTS:
                 raise InvalidAmountError(f"{account!r} would hold over {MAX_CENTS} cents")
-            db.execute("UPDATE wallets SET balance = ? WHERE account = ?", (after, account))
+            if target:
+                db.execute(
+                    "INSERT INTO wallet_tickets (account, target, held) VALUES (?, ?, ?) "
+                    "ON CONFLICT (account, target) DO UPDATE SET held = excluded.held",
+                    (account, target, after),
+                )
+            else:
+                db.execute("UPDATE wallets SET balance = ? WHERE account = ?", (after, account))
             db.execute(
                 "INSERT INTO wallet_moves (key, account, kind, amount) VALUES (?, ?, ?, ?)",
-                (key, account, kind, amount),
+                (key, account, recorded, amount),
             )
             return after
