@@ -29,26 +29,18 @@ def moved(to_table: int) -> PlayerMoved:
     )
 
 
-async def turns() -> None:
-    """Enough turns of the event loop for a released hold to end (its wait_for and shield)."""
-    for _ in range(10):
-        await asyncio.sleep(0)
-
-
 def released(polls: LongPolls, holds: dict[int, int | None], *steps: list[Event]) -> set[int]:
     """The tables among `holds` (table -> release_at) that the steps release, the slowest table
     at 3 hands throughout."""
 
     async def run() -> set[int]:
         polls.stepped([], MARK, 3)  # the mark as it stands before the holds
-        tasks = {t: asyncio.ensure_future(polls.hold(t, at)) for t, at in holds.items()}
+        tasks = {t: asyncio.ensure_future(polls.hold(t, at, 0.3)) for t, at in holds.items()}
         await asyncio.sleep(0)
         for events in steps:
             polls.stepped(events, MARK, 3)
-        await turns()
-        done = {t for t, task in tasks.items() if task.done()}
-        await asyncio.gather(*tasks.values())  # the rest end at their tick
-        return done
+        await asyncio.gather(*tasks.values())  # the rest end when their hold is over
+        return {t for t, task in tasks.items() if task.result()}  # True: released
 
     return asyncio.run(run())
 
@@ -57,7 +49,7 @@ def test_a_table_held_by_the_lead_is_released_when_the_slowest_reaches_its_hands
     polls = LongPolls()
     # release_at 3: the slowest (at 3) releases it; 4 and 5 stay held
     assert released(polls, {1: 3, 2: 4, 3: 5}, [hand(7)]) == {1}
-    assert len(polls) == 0  # every hold ended (the others at their tick)
+    assert len(polls) == 0  # every hold ended (the others when held their time)
 
 
 def test_a_hand_elsewhere_releases_neither_a_short_table_nor_one_further_ahead() -> None:
@@ -77,19 +69,18 @@ def test_a_change_of_the_wake_mark_releases_every_held_table() -> None:
     async def run() -> bool:
         polls = LongPolls()
         polls.stepped([], MARK, 0)
-        held = asyncio.ensure_future(polls.hold(1, 9))
+        held = asyncio.ensure_future(polls.hold(1, 9, 0.3))
         await asyncio.sleep(0)
         polls.stepped([], (False, *MARK[1:]), 0)  # play stopped (a pause, a break)
-        await turns()
-        return held.done()
+        return await held
 
     assert asyncio.run(run())
 
 
 def test_a_step_staged_while_the_poll_waits_for_its_own_to_be_durable_still_releases_it() -> None:
     """The hold is taken when the poll's step is staged, before its commit: a release staged
-    during the commit is not missed (it would cost the table a tick)."""
-    polls = LongPolls()
+    during the commit is not missed (it would cost the table its whole hold)."""
+    polls = LongPolls(hold_seconds=0.3)
     answers = iter([TableDirective(1, None), TableDirective(1, None, close=True)])
     decided: list[float] = []
 
@@ -111,7 +102,28 @@ def test_a_step_staged_while_the_poll_waits_for_its_own_to_be_durable_still_rele
 
     step = asyncio.run(run())
     assert step.reply == TableDirective(1, None, close=True)
-    assert len(decided) == 2 and decided[1] - decided[0] < 0.2  # released, not at its tick
+    assert len(decided) == 2  # released and decided again (held out, it answers "wait")
+
+
+def test_a_held_poll_nothing_releases_answers_wait_after_its_hold_without_asking_again() -> None:
+    """Only a release makes a held poll ask the core again: a timer that did cost the waiting
+    tables of a big field most of the orchestrator's time."""
+    polls = LongPolls(hold_seconds=0.2)
+    decided: list[int] = []
+
+    def decide() -> Step:
+        decided.append(1)
+        return Step(events=[], reply=TableDirective(1, None))
+
+    async def durable(step: Step) -> None:
+        await asyncio.sleep(0)
+
+    async def run() -> Step:
+        polls.stepped([], MARK, 0)
+        return await polls.poll(1, decide, durable, lambda: 5)
+
+    assert asyncio.run(run()).reply == TableDirective(1, None)
+    assert decided == [1] and len(polls) == 0
 
 
 def test_release_at_is_the_slowest_hands_that_let_a_table_held_by_the_lead_deal() -> None:

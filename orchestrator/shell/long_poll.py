@@ -12,16 +12,19 @@ the core again. Which steps may release which table (the core's `wake_mark` and
 - every table named by a step's events, and every table when the wake mark changes (play
   started or stopped, a pause, a new level, a hand-for-hand round ended, the end).
 
-A missed release costs time, never a wrong decision: every hold ends after `TICK_SECONDS`
-and the caller asks the core again, which decides as it always does. Before, a waiting table
-polled with a backoff up to 250 ms, and a table that overslept held the field back
-(docs/BENCHMARKS.md, "What stops the record field").
+A missed release costs time, never a wrong decision: every hold ends after `HOLD_SECONDS`
+and the table asks again, and the core decides as it always does. Only a release makes a held
+poll ask the core again before then: a timer that did (every 0.25 s, until session 6) made
+the waiting tables of a big field ask the core four times a second each, 10 decisions a hand
+at 20,000 players, and the event loop that spent its time on them held the slowest table
+back, so more tables waited (docs/BENCHMARKS.md, "The record field"). Before the long polls,
+a waiting table polled with a backoff up to 250 ms, and a table that overslept held the field
+back.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any
@@ -29,16 +32,16 @@ from typing import Any
 from orchestrator.core.directives import Step
 from orchestrator.core.events import Event, HandFinished
 
-__all__ = ["HOLD_SECONDS", "TICK_SECONDS", "LongPolls"]
+__all__ = ["HOLD_SECONDS", "LongPolls"]
 
-TICK_SECONDS = 0.25  # a held poll asks the core again at least this often
-HOLD_SECONDS = 1.0  # and answers "wait" at the latest after this (the table asks again)
+HOLD_SECONDS = 1.0  # a held poll answers "wait" at the latest after this (the table asks again)
 
 
 class LongPolls:
     """The tables whose polls are held, each with what releases it."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, hold_seconds: float = HOLD_SECONDS) -> None:
+        self._hold_seconds = hold_seconds
         self._held: dict[int, asyncio.Future[None]] = {}
         self._by_pace: dict[int, set[int]] = {}  # the slowest's hands -> the tables it releases
         self._pace_of: dict[int, int] = {}  # the inverse
@@ -56,23 +59,24 @@ class LongPolls:
         release_at: Callable[[], int | None],
     ) -> Step:
         """A waiting table's poll: `decide` (the core's poll, staged), and while it says wait,
-        held until a step may have released the table and decided again, for at most
-        `HOLD_SECONDS`. The hold is taken before the step is durable, so no step staged
-        meanwhile goes unseen; `durable` waits for the step and carries out its directives."""
-        deadline = time.monotonic() + HOLD_SECONDS
+        held until a step may have released the table, then decided again; "wait" once held
+        for `hold_seconds` in all. The hold is taken before the step is durable, so no step
+        staged meanwhile goes unseen; `durable` waits for the step and carries out its
+        directives."""
+        deadline = time.monotonic() + self._hold_seconds
         while True:
             step = decide()
             assert step.reply is not None
             waits = not step.reply.close and step.reply.next_hand is None
-            held = self.hold(table, release_at()) if waits and time.monotonic() < deadline else None
+            left = deadline - time.monotonic()
+            held = self.hold(table, release_at(), left) if waits and left > 0 else None
             await durable(step)
-            if held is None:
+            if held is None or not await held:
                 return step
-            await held
 
-    def hold(self, table: int, release_at: int | None) -> Coroutine[Any, Any, None]:
-        """Hold `table` from now until a step may have released it (`stepped`), or for
-        `TICK_SECONDS`: await the result."""
+    def hold(self, table: int, release_at: int | None, seconds: float) -> Coroutine[Any, Any, bool]:
+        """Hold `table` from now until a step may have released it (`stepped`: True), or for
+        `seconds` (False): await the result."""
         future = asyncio.get_running_loop().create_future()
         self._release([table])  # a table has one poll in flight; a retried one replaces it
         self._held[table] = future
@@ -81,15 +85,17 @@ class LongPolls:
         else:
             self._by_pace.setdefault(release_at, set()).add(table)
             self._pace_of[table] = release_at
-        return self._until(table, future)
+        return self._until(table, future, seconds)
 
-    async def _until(self, table: int, future: asyncio.Future[None]) -> None:
+    async def _until(self, table: int, future: asyncio.Future[None], seconds: float) -> bool:
         try:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(future), TICK_SECONDS)
+            await asyncio.wait_for(asyncio.shield(future), seconds)
+        except TimeoutError:
+            return False
         finally:
             if self._held.get(table) is future:
                 self._release([table])
+        return True
 
     def stepped(self, events: Iterable[Event], mark: tuple[object, ...], slowest: int) -> None:
         """A step was staged: release every held table it may have released."""
