@@ -265,7 +265,7 @@ class Hand:
         self.setup = setup
         n = self._n = len(order)
         self.seats: tuple[int, ...] = tuple([setup.seats[k] for k in order])
-        self._position_of_seat = dict(zip(self.seats, range(n)))
+        self._position_of_seat = dict(zip(self.seats, range(n), strict=True))
         self.starting_stacks: tuple[int, ...] = tuple([setup.stacks[k] for k in order])
         self._fixed = setup.betting is Betting.FIXED_LIMIT
         self._stack = list(self.starting_stacks)

@@ -1,6 +1,7 @@
 """Hands back to back at one table of bots: the button moves one seat left each hand (HE-8),
 busted players buy back in so the table stays full. Used by `mtt play` and `mtt bench engine`;
-randomness (seats' bots, decks) comes from the `random.Random` passed in."""
+randomness (seats' bots, decks) comes from the `random.Random` passed in. The decks stand in
+for the deck service's (a table actor's come from it): uniformly shuffled (`shuffle_deck`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 
 from rng_service.deck import ServedDeck
 from table_worker.bots import Bot, make_bot
+from table_worker.cards import shuffle_deck
 from table_worker.engine import Betting, Hand, HandSetup
 from table_worker.protocol import DECK_SIZE, draw_for_button
 
@@ -63,11 +65,11 @@ def play_table(config: TableConfig, hands: int, rng: random.Random) -> Iterator[
     }
     stacks = dict.fromkeys(seats, config.starting_stack)
     deck = list(range(DECK_SIZE))
-    rng.shuffle(deck)
+    shuffle_deck(deck, rng)
     button = draw_for_button(seats, deck)
     for number in range(1, hands + 1):
         small, big = blinds_for(seats, button)
-        rng.shuffle(deck)
+        shuffle_deck(deck, rng)
         hand = Hand(
             HandSetup(
                 seats=tuple(seats),

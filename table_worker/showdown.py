@@ -39,9 +39,7 @@ def build_pots(total: Sequence[int], folded: Sequence[bool], dead: int = 0) -> l
     >>> build_pots([100, 300, 300, 50], [False, False, False, True], dead=100)
     [Pot(amount=450, eligible=(0, 1, 2)), Pot(amount=400, eligible=(1, 2))]
     """
-    by_commitment = sorted(
-        [i for i, out in enumerate(folded) if not out], key=total.__getitem__
-    )
+    by_commitment = sorted([i for i, out in enumerate(folded) if not out], key=total.__getitem__)
     everyone = sorted(total)  # every commitment, folded ones too, to measure the levels
     seated = len(everyone)
     pots: list[Pot] = []
