@@ -27,6 +27,7 @@ Folded(seat=1)
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
@@ -135,7 +136,7 @@ def dealing_order(seats: Sequence[int], button: int) -> list[int]:
     [1, 2, 0]
     """
     by_seat = sorted(range(len(seats)), key=seats.__getitem__)
-    up_to_button = len([seat for seat in seats if seat <= button])
+    up_to_button = bisect_right(sorted(seats), button)  # seats numbered up to the button's
     return by_seat[up_to_button:] + by_seat[:up_to_button]
 
 
@@ -158,9 +159,12 @@ def _is_chips(value: object) -> bool:
     return type(value) is int
 
 
+_INT_ONLY = frozenset({int})
+
+
 def _all_chips(values: Sequence[object]) -> bool:
     """Every value an int (a bool or a float is not a number of chips)."""
-    return set(map(type, values)) <= {int}
+    return set(map(type, values)) <= _INT_ONLY
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -212,9 +216,10 @@ class HandSetup:
             raise InvalidSetup(f"seats must be distinct seat numbers, got {seats}", rule="FO-1")
         if not _all_chips(stacks) or min(stacks) <= 0:
             raise InvalidSetup(f"every stack must be a positive integer, got {stacks}", rule="HE-2")
-        for name, value in (("small blind", self.small_blind), ("ante", self.ante)):
-            if not _is_chips(value) or value < 0:
-                raise InvalidSetup(f"the {name} must be a whole number >= 0", rule="HE-2")
+        if not _is_chips(self.small_blind) or self.small_blind < 0:
+            raise InvalidSetup("the small blind must be a whole number >= 0", rule="HE-2")
+        if not _is_chips(self.ante) or self.ante < 0:
+            raise InvalidSetup("the ante must be a whole number >= 0", rule="HE-2")
         if not _is_chips(self.big_blind) or self.big_blind <= 0:
             raise InvalidSetup("the big blind must be a positive whole number", rule="HE-2")
         if self.small_blind > self.big_blind:
@@ -401,7 +406,9 @@ class Hand:
         return self._can(self.verify_check_or_call, seat)
 
     def check_or_call(self, seat: int) -> Checked | Called:
-        i = self._verify_turn(seat)
+        i = self.actor_position  # the turn checked inline: this runs for most actions
+        if i is None or self.seats[i] != seat:
+            i = self._verify_turn(seat)  # raises
         stack = self._stack
         amount = self._current - self._bet[i]
         event: Checked | Called
@@ -618,8 +625,14 @@ class Hand:
         if len(self._live) == 1:
             self._finish()
             return
-        self.actor_position = self._first_to_act((i + 1) % self._n)
-        if self.actor_position is None:
+        # _first_to_act from the next position, inline: this runs after every action.
+        needs, start = self._needs_action, (i + 1) % self._n
+        if True in needs[start:]:
+            self.actor_position = needs.index(True, start)
+        elif True in needs:
+            self.actor_position = needs.index(True)
+        else:
+            self.actor_position = None
             self._end_street()
 
     def _end_street(self) -> None:

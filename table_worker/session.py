@@ -6,6 +6,7 @@ for the deck service's (a table actor's come from it): uniformly shuffled (`shuf
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -50,7 +51,9 @@ def blinds_for(seats: Sequence[int], button: int) -> tuple[int, int]:
     >>> blinds_for([1, 2, 3], 3), blinds_for([1, 2], 2)
     ((1, 2), (2, 1))
     """
-    ordered = sorted(seats, key=lambda s: (s <= button, s))
+    ordered = sorted(seats)
+    left_of_button = bisect_right(ordered, button)  # seats numbered past the button come first
+    ordered = ordered[left_of_button:] + ordered[:left_of_button]
     if len(ordered) == 2:
         return button, ordered[0]
     return ordered[0], ordered[1]
@@ -73,7 +76,7 @@ def play_table(config: TableConfig, hands: int, rng: random.Random) -> Iterator[
         hand = Hand(
             HandSetup(
                 seats=tuple(seats),
-                stacks=tuple(stacks[s] for s in seats),
+                stacks=tuple([stacks[s] for s in seats]),
                 button=button,
                 small_blind_seat=small,
                 big_blind_seat=big,
