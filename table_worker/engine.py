@@ -674,7 +674,7 @@ class Hand:
         pots = build_pots(total, self._folded, self._dead)
         shown: dict[int, int] = {}
         if len(live) > 1:
-            order = showdown_order(live=live, n=self._n, last_aggressor=self._last_aggressor)
+            order = showdown_order(live=live, last_aggressor=self._last_aggressor)
             shown = self._show_down(order, pots)
         for award in award_pots(pots, shown, live):
             for i, amount in award.shares:

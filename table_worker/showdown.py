@@ -3,6 +3,7 @@ first seat left of the button."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
 
@@ -63,11 +64,13 @@ def build_pots(total: Sequence[int], folded: Sequence[bool], dead: int = 0) -> l
     return pots
 
 
-def showdown_order(*, live: Sequence[int], n: int, last_aggressor: int | None) -> list[int]:
+def showdown_order(*, live: Sequence[int], last_aggressor: int | None) -> list[int]:
     """HE-6: the last player whose bet or raise was called shows first, then clockwise; with
     no bet on the last street, the first live player left of the button starts."""
     start = 0 if last_aggressor is None else last_aggressor
-    return sorted(live, key=lambda i: (i - start) % n)
+    ordered = sorted(live)
+    first = bisect_left(ordered, start)  # positions from `start` round the table
+    return ordered[first:] + ordered[:first]
 
 
 class Award(NamedTuple):  # a named tuple: built for every pot of every hand
