@@ -42,6 +42,7 @@ __all__ = [
 
 FOLD = Decision(DecisionKind.FOLD)
 CHECK_CALL = Decision(DecisionKind.CHECK_CALL)
+_RAISE_TO = DecisionKind.RAISE_TO  # bound once: a module global reads faster than an enum member
 
 
 class Blinds(Protocol):
@@ -87,7 +88,7 @@ class RandomLegalBot:
                 to = high
             else:
                 to = rng.randint(low, high)
-            return Decision(DecisionKind.RAISE_TO, to)
+            return Decision(_RAISE_TO, to)
         if legal.can_fold and roll > 0.75:
             return FOLD
         return CHECK_CALL
@@ -179,7 +180,7 @@ class HandStrengthBot:
             return None
         target = hand.street_bet(legal.seat) + legal.call_amount
         target += int(big_blinds * hand.setup.big_blind)
-        return Decision(DecisionKind.RAISE_TO, max(low, min(high, target)))
+        return Decision(_RAISE_TO, max(low, min(high, target)))
 
     @staticmethod
     def _fold_or_check(legal: LegalActions) -> Decision:
@@ -305,7 +306,7 @@ def _raise_to(legal: LegalActions, to: int) -> Decision | None:
     low, high = legal.min_raise_to, legal.max_raise_to
     if low is None or high is None:
         return None
-    return Decision(DecisionKind.RAISE_TO, max(low, min(high, to)))
+    return Decision(_RAISE_TO, max(low, min(high, to)))
 
 
 def _fold_or_check(legal: LegalActions) -> Decision:

@@ -4,7 +4,9 @@ suit = code % 4 (0 spades, 1 clubs, 2 diamonds, 3 hearts); text form `As`, `Td`,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+import random
+from collections.abc import Iterable, MutableSequence
 
 import eval7
 
@@ -15,6 +17,7 @@ RANKS = "23456789TJQKA"
 SUITS = "scdh"
 CARD_TEXT: tuple[str, ...] = tuple(RANKS[code // 4] + SUITS[code % 4] for code in range(DECK_SIZE))
 _FULL_DECK = frozenset(range(DECK_SIZE))
+_ORDERS_OF_A_DECK = math.factorial(DECK_SIZE)
 _CODE_OF_TEXT = {text: code for code, text in enumerate(CARD_TEXT)}
 # eval7's own card objects, built once: the engine hands them to eval7.evaluate (HE-7).
 EVAL7_CARDS: tuple[eval7.Card, ...] = tuple(eval7.Card(text) for text in CARD_TEXT)
@@ -70,3 +73,32 @@ def validate_deck(deck: Iterable[int]) -> tuple[int, ...]:
             f"out of range {sorted(c for c in seen if not 0 <= c < DECK_SIZE) or 'none'}"
         )
     return cards
+
+
+def shuffle_deck(cards: MutableSequence[int], rng: random.Random) -> None:
+    """Shuffle in place, each of the n! orders of the n cards equally likely: a Fisher-Yates
+    shuffle whose n - 1 draws are the digits of one number drawn uniformly below n!
+    (`permute_by_rank`), itself drawn by rejection from `rng.getrandbits` (a draw at or above
+    n! is thrown away; for a deck three in four are kept). The same distribution as
+    `random.shuffle`, for about half its cost: one call to the generator instead of one per
+    card. Where decks do not come from the deck service (`mtt play`, `mtt bench engine`)."""
+    orders = _ORDERS_OF_A_DECK if len(cards) == DECK_SIZE else math.factorial(len(cards))
+    bits = orders.bit_length()
+    rank = rng.getrandbits(bits)
+    while rank >= orders:
+        rank = rng.getrandbits(bits)
+    permute_by_rank(cards, rank)
+
+
+def permute_by_rank(cards: MutableSequence[int], rank: int) -> None:
+    """Fisher-Yates with the draws read off `rank` (0 <= rank < n!) in the mixed radix n, n-1,
+    ..., 2: position i swaps with position `rank mod (i + 1)`, then rank //= i + 1. Each rank
+    gives a different order, so a uniform rank gives a uniform order.
+
+    >>> cards = [0, 1, 2]
+    >>> permute_by_rank(cards, 0); cards
+    [1, 2, 0]
+    """
+    for i in range(len(cards) - 1, 0, -1):
+        rank, j = divmod(rank, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]

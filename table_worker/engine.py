@@ -27,6 +27,7 @@ Folded(seat=1)
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
@@ -82,6 +83,9 @@ class Street(IntEnum):
 
 
 _STREET_AFTER = {street: Street(street + 1) for street in list(Street)[:-1]}
+# Members read on every turn or street, bound once: on CPython 3.11 reading an enum member
+# off its class costs ten times reading a module global.
+_PREFLOP, _TURN, _RIVER, _OVER = Street.PREFLOP, Street.TURN, Street.RIVER, Street.OVER
 # HE-3: how many board cards are out once each street is dealt.
 _BOARD_SIZE = {Street.PREFLOP: 0, Street.FLOP: 3, Street.TURN: 4, Street.RIVER: 5}
 
@@ -90,6 +94,9 @@ class DecisionKind(StrEnum):
     FOLD = "fold"
     CHECK_CALL = "check_call"
     RAISE_TO = "raise_to"
+
+
+_FOLD, _CHECK_CALL, _RAISE_TO = DecisionKind.FOLD, DecisionKind.CHECK_CALL, DecisionKind.RAISE_TO
 
 
 class Decision(NamedTuple):
@@ -129,7 +136,7 @@ def dealing_order(seats: Sequence[int], button: int) -> list[int]:
     [1, 2, 0]
     """
     by_seat = sorted(range(len(seats)), key=seats.__getitem__)
-    up_to_button = sum(1 for k in by_seat if seats[k] <= button)
+    up_to_button = bisect_right(sorted(seats), button)  # seats numbered up to the button's
     return by_seat[up_to_button:] + by_seat[:up_to_button]
 
 
@@ -152,9 +159,12 @@ def _is_chips(value: object) -> bool:
     return type(value) is int
 
 
+_INT_ONLY = frozenset({int})
+
+
 def _all_chips(values: Sequence[object]) -> bool:
     """Every value an int (a bool or a float is not a number of chips)."""
-    return set(map(type, values)) <= {int}
+    return set(map(type, values)) <= _INT_ONLY
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -206,9 +216,10 @@ class HandSetup:
             raise InvalidSetup(f"seats must be distinct seat numbers, got {seats}", rule="FO-1")
         if not _all_chips(stacks) or min(stacks) <= 0:
             raise InvalidSetup(f"every stack must be a positive integer, got {stacks}", rule="HE-2")
-        for name, value in (("small blind", self.small_blind), ("ante", self.ante)):
-            if not _is_chips(value) or value < 0:
-                raise InvalidSetup(f"the {name} must be a whole number >= 0", rule="HE-2")
+        if not _is_chips(self.small_blind) or self.small_blind < 0:
+            raise InvalidSetup("the small blind must be a whole number >= 0", rule="HE-2")
+        if not _is_chips(self.ante) or self.ante < 0:
+            raise InvalidSetup("the ante must be a whole number >= 0", rule="HE-2")
         if not _is_chips(self.big_blind) or self.big_blind <= 0:
             raise InvalidSetup("the big blind must be a positive whole number", rule="HE-2")
         if self.small_blind > self.big_blind:
@@ -259,7 +270,7 @@ class Hand:
         self.setup = setup
         n = self._n = len(order)
         self.seats: tuple[int, ...] = tuple([setup.seats[k] for k in order])
-        self._position_of_seat = {seat: i for i, seat in enumerate(self.seats)}
+        self._position_of_seat = dict(zip(self.seats, range(n), strict=True))
         self.starting_stacks: tuple[int, ...] = tuple([setup.stacks[k] for k in order])
         self._fixed = setup.betting is Betting.FIXED_LIMIT
         self._stack = list(self.starting_stacks)
@@ -274,7 +285,7 @@ class Hand:
         self.hole, self._board_cards = dealt_cards(cards, n)  # HE-3
         self.board: tuple[int, ...] = ()
         self.events: list[HandEvent] = []
-        self.street = Street.PREFLOP
+        self.street = _PREFLOP
         self._street_minimum = setup.big_blind  # HE-4/HE-5: the smallest full bet this street
         self.actor_position: int | None = None
         self._legal: LegalActions | None = None  # the actor's, once asked (legal_actions)
@@ -292,7 +303,7 @@ class Hand:
 
     @property
     def is_over(self) -> bool:
-        return self.street is Street.OVER
+        return self.street is _OVER
 
     @property
     def actor(self) -> int | None:
@@ -325,7 +336,9 @@ class Hand:
         the action checks its amount against the same answer."""
         legal = self._legal
         if legal is None:
-            i = self._require_actor_position()
+            i = self.actor_position
+            if i is None:
+                i = self._require_actor_position()  # raises: nobody is to act
             to_call, stack = self._current - self._bet[i], self._stack[i]
             low, high = self._raise_range(i)
             # Positional, in field order: this runs once a turn, and keywords cost a dict.
@@ -393,7 +406,9 @@ class Hand:
         return self._can(self.verify_check_or_call, seat)
 
     def check_or_call(self, seat: int) -> Checked | Called:
-        i = self._verify_turn(seat)
+        i = self.actor_position  # the turn checked inline: this runs for most actions
+        if i is None or self.seats[i] != seat:
+            i = self._verify_turn(seat)  # raises
         stack = self._stack
         amount = self._current - self._bet[i]
         event: Checked | Called
@@ -463,11 +478,11 @@ class Hand:
     def act(self, seat: int, decision: Decision) -> HandEvent:
         """Apply a controller's decision (the form bots and remote players use)."""
         kind = decision.kind
-        if kind is DecisionKind.FOLD:
-            return self.fold(seat)
-        if kind is DecisionKind.CHECK_CALL:
+        if kind is _CHECK_CALL:  # the commonest first
             return self.check_or_call(seat)
-        if kind is DecisionKind.RAISE_TO:
+        if kind is _FOLD:
+            return self.fold(seat)
+        if kind is _RAISE_TO:
             return self.bet_or_raise(seat, decision.amount)
         raise IllegalAction(f"unknown action {kind!r}", rule="HE-4")
 
@@ -610,8 +625,14 @@ class Hand:
         if len(self._live) == 1:
             self._finish()
             return
-        self.actor_position = self._first_to_act((i + 1) % self._n)
-        if self.actor_position is None:
+        # _first_to_act from the next position, inline: this runs after every action.
+        needs, start = self._needs_action, (i + 1) % self._n
+        if True in needs[start:]:
+            self.actor_position = needs.index(True, start)
+        elif True in needs:
+            self.actor_position = needs.index(True)
+        else:
+            self.actor_position = None
             self._end_street()
 
     def _end_street(self) -> None:
@@ -619,7 +640,7 @@ class Hand:
         # whose bet was called before them.
         aggressor = self._last_aggressor
         while True:
-            if self.street is Street.RIVER:
+            if self.street is _RIVER:
                 self._finish()
                 return
             self.street = street = _STREET_AFTER[self.street]
@@ -633,7 +654,7 @@ class Hand:
             self._last_aggressor = None
             self._acted_level = [-1] * self._n
             self._opener = 0
-            if self._fixed and street is Street.TURN:
+            if self._fixed and street is _TURN:
                 self._street_minimum = 2 * self.setup.big_blind  # HE-5: the big bet
             if self._begin_street():
                 return
@@ -653,27 +674,29 @@ class Hand:
         pots = build_pots(total, self._folded, self._dead)
         shown: dict[int, int] = {}
         if len(live) > 1:
-            order = showdown_order(live=live, n=self._n, last_aggressor=self._last_aggressor)
+            order = showdown_order(live=live, last_aggressor=self._last_aggressor)
             shown = self._show_down(order, pots)
         for award in award_pots(pots, shown, live):
             for i, amount in award.shares:
                 stack[i] += amount
             winners = tuple([(seats[i], amount) for i, amount in award.shares])
             self.events.append(PotAwarded(award.pot, award.amount, winners))
-        self.street = Street.OVER
+        self.street = _OVER
 
     def _show_down(self, order: Sequence[int], pots: Sequence[Pot]) -> dict[int, int]:
         """HE-6: pot by pot from the last side pot, in showdown order, a player shows when the
         hand beats or ties the best shown for that pot, else mucks. When at most one player
         could still bet (an all-in showdown) every hand is tabled. Returns position ->
         strength of the hands shown."""
-        hole, stack = self.hole, self._stack
+        hole, stack, seats, events = self.hole, self._stack, self.seats, self.events
         strengths = hand_strengths([hole[i] for i in order], self.board)
         strength_of = dict(zip(order, strengths, strict=True))
         table_all = [stack[i] > 0 for i in order].count(True) <= 1
         shown: dict[int, int] = {}
         undecided = list(order)  # in showdown order
         for pot in reversed(pots):
+            if not undecided:
+                break  # everyone has shown or mucked: the rest of the pots change nothing
             eligible = pot.eligible
             best = max([shown[i] for i in eligible if i in shown], default=-1)
             for i in [i for i in undecided if i in eligible]:
@@ -681,8 +704,9 @@ class Hand:
                 strength = strength_of[i]
                 if table_all or strength >= best:
                     shown[i] = strength
-                    best = max(best, strength)
-                    self.events.append(Showed(self.seats[i], self.hole[i]))
+                    if strength > best:
+                        best = strength
+                    events.append(Showed(seats[i], hole[i]))
                 else:
-                    self.events.append(Mucked(self.seats[i]))
+                    events.append(Mucked(seats[i]))
         return shown

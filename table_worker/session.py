@@ -1,15 +1,18 @@
 """Hands back to back at one table of bots: the button moves one seat left each hand (HE-8),
 busted players buy back in so the table stays full. Used by `mtt play` and `mtt bench engine`;
-randomness (seats' bots, decks) comes from the `random.Random` passed in."""
+randomness (seats' bots, decks) comes from the `random.Random` passed in. The decks stand in
+for the deck service's (a table actor's come from it): uniformly shuffled (`shuffle_deck`)."""
 
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from rng_service.deck import ServedDeck
 from table_worker.bots import Bot, make_bot
+from table_worker.cards import shuffle_deck
 from table_worker.engine import Betting, Hand, HandSetup
 from table_worker.protocol import DECK_SIZE, draw_for_button
 
@@ -48,7 +51,9 @@ def blinds_for(seats: Sequence[int], button: int) -> tuple[int, int]:
     >>> blinds_for([1, 2, 3], 3), blinds_for([1, 2], 2)
     ((1, 2), (2, 1))
     """
-    ordered = sorted(seats, key=lambda s: (s <= button, s))
+    ordered = sorted(seats)
+    left_of_button = bisect_right(ordered, button)  # seats numbered past the button come first
+    ordered = ordered[left_of_button:] + ordered[:left_of_button]
     if len(ordered) == 2:
         return button, ordered[0]
     return ordered[0], ordered[1]
@@ -63,15 +68,15 @@ def play_table(config: TableConfig, hands: int, rng: random.Random) -> Iterator[
     }
     stacks = dict.fromkeys(seats, config.starting_stack)
     deck = list(range(DECK_SIZE))
-    rng.shuffle(deck)
+    shuffle_deck(deck, rng)
     button = draw_for_button(seats, deck)
     for number in range(1, hands + 1):
         small, big = blinds_for(seats, button)
-        rng.shuffle(deck)
+        shuffle_deck(deck, rng)
         hand = Hand(
             HandSetup(
                 seats=tuple(seats),
-                stacks=tuple(stacks[s] for s in seats),
+                stacks=tuple([stacks[s] for s in seats]),
                 button=button,
                 small_blind_seat=small,
                 big_blind_seat=big,

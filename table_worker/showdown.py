@@ -3,8 +3,8 @@ first seat left of the button."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import repeat
 from typing import NamedTuple
 
 import eval7
@@ -15,9 +15,10 @@ from table_worker.cards import EVAL7_CARDS
 def hand_strengths(holes: Sequence[Sequence[int]], board: Sequence[int]) -> list[int]:
     """HE-7: eval7's value of the best five of each hole's seven cards with the board; higher
     wins, equal splits."""
-    cards = EVAL7_CARDS
-    shared = [cards[c] for c in board]
-    return [int(eval7.evaluate([*(cards[c] for c in hole), *shared])) for hole in holes]
+    card = EVAL7_CARDS.__getitem__
+    shared = [*map(card, board)]
+    evaluate = eval7.evaluate  # returns an int
+    return [evaluate([*map(card, hole), *shared]) for hole in holes]
 
 
 def hand_strength(hole: Sequence[int], board: Sequence[int]) -> int:
@@ -39,12 +40,20 @@ def build_pots(total: Sequence[int], folded: Sequence[bool], dead: int = 0) -> l
     >>> build_pots([100, 300, 300, 50], [False, False, False, True], dead=100)
     [Pot(amount=450, eligible=(0, 1, 2)), Pot(amount=400, eligible=(1, 2))]
     """
-    live = [i for i, out in enumerate(folded) if not out]
-    by_commitment = sorted(live, key=total.__getitem__)
+    by_commitment = sorted([i for i, out in enumerate(folded) if not out], key=total.__getitem__)
+    everyone = sorted(total)  # every commitment, folded ones too, to measure the levels
+    seated = len(everyone)
     pots: list[Pot] = []
     below = -dead  # everyone's chips up to the previous level; the dead join the first pot
-    for k, level in enumerate([total[i] for i in by_commitment]):
-        up_to_level = sum(map(min, total, repeat(level)))  # everyone's chips up to this one
+    # One walk up the levels: `under` holds the chips of the `reached` players committed
+    # below the current level; everyone else gives the level itself.
+    reached = under = 0
+    for k, i in enumerate(by_commitment):
+        level = total[i]
+        while everyone[reached] < level:  # stops at this player's own commitment at the latest
+            under += everyone[reached]
+            reached += 1
+        up_to_level = under + level * (seated - reached)  # everyone's chips up to this level
         if up_to_level > below:  # players level with the previous one add no pot
             pots.append(Pot(up_to_level - below, tuple(sorted(by_commitment[k:]))))
         below = up_to_level
@@ -55,11 +64,13 @@ def build_pots(total: Sequence[int], folded: Sequence[bool], dead: int = 0) -> l
     return pots
 
 
-def showdown_order(*, live: Sequence[int], n: int, last_aggressor: int | None) -> list[int]:
+def showdown_order(*, live: Sequence[int], last_aggressor: int | None) -> list[int]:
     """HE-6: the last player whose bet or raise was called shows first, then clockwise; with
     no bet on the last street, the first live player left of the button starts."""
     start = 0 if last_aggressor is None else last_aggressor
-    return sorted(live, key=lambda i: (i - start) % n)
+    ordered = sorted(live)
+    first = bisect_left(ordered, start)  # positions from `start` round the table
+    return ordered[first:] + ordered[:first]
 
 
 class Award(NamedTuple):  # a named tuple: built for every pot of every hand

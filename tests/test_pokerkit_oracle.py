@@ -67,6 +67,9 @@ CASES = [
 
 # Minimum share of a case's hands with each feature (observed rates are 1.5x-10x these).
 MIN_ALL_IN = 0.04
+# Heads-up fixed-limit 10 big blinds deep goes all in least: on 31..77 of its 1,500 hands over
+# seeds 0..9 (2.1%..5.1%, random.shuffle's decks or shuffle_deck's alike), so a lower floor.
+MIN_ALL_IN_HEADS_UP_FIXED = 0.01
 MIN_SIDE_POT = 0.02  # three players or more
 MIN_SPLIT_POT = 0.005
 
@@ -134,7 +137,8 @@ def test_engine_matches_pokerkit_reading_our_phh(case: Case, tmp_path: Path) -> 
         mix.he7_differs += pokerkit.stacks != pokerkit.he7_stacks
 
     n = case.hands
-    assert mix.all_in >= MIN_ALL_IN * n, mix
+    heads_up_fixed = (case.players, case.betting) == (2, FL)
+    assert mix.all_in >= (MIN_ALL_IN_HEADS_UP_FIXED if heads_up_fixed else MIN_ALL_IN) * n, mix
     assert mix.split_pot >= MIN_SPLIT_POT * n, mix
     if case.players >= 3:
         assert mix.side_pot >= MIN_SIDE_POT * n, mix
