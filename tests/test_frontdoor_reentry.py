@@ -7,15 +7,30 @@ orchestrator's record."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import random
+from pathlib import Path
+from typing import Any
 
 import pytest
+from test_frontdoor_desk import WALLET
 from tournament_checks import opened_tables, quiet
 
 from orchestrator.core import codec
 from orchestrator.core.config_toml import parse_config
-from orchestrator.core.events import Event, EventRecord, PlayerFunded, TournamentOpened
+from orchestrator.core.events import (
+    Event,
+    EventRecord,
+    HandFinished,
+    LevelStarted,
+    PlayerEliminated,
+    PlayerFunded,
+    PlayerReentered,
+    PlayerRegistered,
+    PlayerSeated,
+    TournamentOpened,
+)
 from orchestrator.core.replay import open_tournament, rebuild_from_log, snapshot, step_rng
 from orchestrator.core.tournament import Step
 from orchestrator.errors import (
@@ -23,7 +38,15 @@ from orchestrator.errors import (
     InsufficientFundsError,
     ReentryError,
     RegistrationClosedError,
+    RemoteUnavailable,
 )
+from orchestrator.frontdoor.desk import Desk, DeskSettings, Entry
+from orchestrator.frontdoor.errors import NotAvailable, NotFound, WrongState
+from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.frontdoor.reentry import Offer, Reentries
+from orchestrator.shell.export import stream_name
+from orchestrator.shell.orchestrators import OrchestratorHandle
+from orchestrator.shell.store import Store, open_store
 from table_worker.protocol import HandPlayer, HandReport, NextHand
 
 PRICE = 1100  # buy-in 1000 + fee 100
@@ -184,3 +207,227 @@ def test_late_a_re_entry_refused_changes_nothing(case: str, error: type[Exceptio
     with pytest.raises(error):
         logged.tournament.register_late(player, now=3.0, rng=random.Random(1), deposit=deposit)
     assert snapshot(logged.tournament) == before
+
+
+# --- the desk: offers, the wallet's debit, the crash window --------------------------------
+
+DESK_CONFIG = """
+[tournament]
+name = "re"
+buy_in = 1000
+fee = 100
+late_registration_levels = 2
+reentries = 1
+[levels]
+unit = "hands"
+length = 10
+blinds = [[25, 50], [50, 100], [100, 200]]
+"""
+TOURNAMENT = "re"
+
+
+class FakeRun:
+    """The tournament's orchestrator in a test: its log kept as the real one keeps it (in the
+    store, as run `r1`), and a late registration taken as the core takes a re-entry (`take`),
+    refused by it (`refuse`), lost with the actor before anything was logged (`lost`) or after
+    the entry was (`lost_after`)."""
+
+    def __init__(self, store: Store, players: list[str]) -> None:
+        self.store, self.mode = store, "take"
+        self.stream = stream_name(TOURNAMENT, "r1")
+        self.records: list[EventRecord] = []
+        self.calls: list[tuple[str, int]] = []
+        store.register(self.stream, {"tournament": TOURNAMENT, "seed": 0})
+        self.log(*(PlayerRegistered(player=p, entry=1, buy_in=1000, fee=100) for p in players))
+        self.log(LevelStarted(level=1, small_blind=25, big_blind=50, ante=0))
+        self.log(
+            *(PlayerSeated(player=p, table=1, seat=k, stack=1000) for k, p in enumerate(players, 1))
+        )
+
+    def log(self, *events: Event) -> None:
+        after = len(self.records)
+        fresh = [codec.record(e, seq=after + k, ts=1.0) for k, e in enumerate(events, 1)]
+        self.store.append(self.stream, fresh)
+        self.records += fresh
+
+    def bust(self, player: str, winner: str) -> None:
+        """A hand in which `player` loses his 1000 chips to `winner`."""
+        seats = [HandPlayer(player, 1, 1000, 0), HandPlayer(winner, 2, 1000, 2000)]
+        self.log(HandFinished(table=1, hand=len(self.records), button=1, players=tuple(seats)))
+
+    async def start(self) -> None:
+        return None
+
+    async def events_since(self, seq: int) -> list[EventRecord]:
+        return [r for r in self.records if r["seq"] > seq]
+
+    async def complete(self) -> None:
+        return None
+
+    async def register_late(self, player: str, deposit: int = 0) -> None:
+        self.calls.append((player, deposit))
+        if self.mode == "refuse":
+            raise ReentryError(f"{player} has used all 1 re-entries")
+        if self.mode == "lost":
+            raise RemoteUnavailable("the orchestrator's actor is gone")
+        self.log(
+            PlayerFunded(player=player, amount=deposit),
+            PlayerRegistered(player=player, entry=2, buy_in=1000, fee=100),
+            PlayerReentered(player=player, table=1, seat=1, stack=1000),
+        )
+        if self.mode == "lost_after":
+            raise RemoteUnavailable("the orchestrator's actor is gone")
+
+
+class FakeRunDesk(Desk):
+    """A desk whose tournaments run on `FakeRun` (its launch and its takeover after a
+    restart are its only Ray calls)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        settings = DeskSettings(
+            data_dir=tmp_path / "data",
+            deck_target="-",
+            gateway_target="-",
+            gateway_secret="s",
+            store_url="-",
+        )
+        self.store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+        super().__init__(self.store, PlayerHub(), settings)
+        self.run: FakeRun | None = None
+
+    async def _launch(self, entry: Entry, players: list[str], **_: Any) -> OrchestratorHandle:
+        self.run = FakeRun(self.store, players)
+        return self.run  # type: ignore[return-value]
+
+    async def _reattach(self, entry: Entry) -> None:
+        return None  # the run is not taken over here: only its wallets are settled
+
+
+def desk_log(desk: FakeRunDesk) -> list[str]:
+    return [str(r["type"]) for r in desk.store.read(TOURNAMENT + ".frontdoor")]
+
+
+async def started(tmp_path: Path) -> tuple[FakeRunDesk, FakeRun]:
+    """ann, bob and cy registered (each wallet WALLET - 1100) and playing; ann busted."""
+    desk = FakeRunDesk(tmp_path)
+    for name in ("ann", "bob", "cy"):
+        desk.create_account(name, WALLET)
+    desk.create(DESK_CONFIG, TOURNAMENT)
+    desk.open_registration(TOURNAMENT)
+    for name in ("ann", "bob", "cy"):
+        desk.register(TOURNAMENT, name)
+    await desk.start(TOURNAMENT)
+    assert desk.run is not None
+    desk.run.bust("ann", "bob")
+    for _ in range(50):  # the desk follows the run's log
+        if desk.reentry_offer(TOURNAMENT, "ann") is not None:
+            break
+        await asyncio.sleep(0.05)
+    return desk, desk.run
+
+
+def test_late_the_desk_offers_a_re_entry_to_whoever_busted_and_pays_it_from_his_wallet(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        desk, run = await started(tmp_path)
+        offer = desk.reentry_offer(TOURNAMENT, "ann")
+        assert offer is not None
+        assert (offer.reentry_offer.entry, offer.reentry_offer.price) == (2, 1100)
+        assert (offer.reentry_offer.reentries_left, offer.reentry_offer.until_level) == (0, 2)
+        assert desk.reentry_offer(TOURNAMENT, "bob") is None  # still in
+        with pytest.raises(WrongState, match="no re-entry offered"):
+            await desk.reenter(TOURNAMENT, "bob")
+        with pytest.raises(NotFound):
+            await desk.reenter(TOURNAMENT, "mallory")  # not in this tournament
+        assert desk.balance("bob") == WALLET - 1100 and run.calls == []
+        await desk.reenter(TOURNAMENT, "ann")
+        assert run.calls == [("ann", 1100)]  # the entry's price, funded into the run
+        assert desk.balance("ann") == WALLET - 2 * 1100
+        assert desk_log(desk)[-2:] == ["reentry_paying", "reentered"]
+        assert desk.get(TOURNAMENT).entries["ann"] == 2
+        assert desk.reentry_offer(TOURNAMENT, "ann") is None  # taken: the offer is gone
+        with pytest.raises(WrongState):
+            await desk.reenter(TOURNAMENT, "ann")
+        assert desk.balance("ann") == WALLET - 2 * 1100
+        await desk.close()
+
+    asyncio.run(scenario())
+
+
+def test_late_a_re_entry_the_core_or_the_wallet_refuses_moves_nothing(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        desk, run = await started(tmp_path)
+        run.mode = "refuse"
+        with pytest.raises(WrongState, match="re-entries"):
+            await desk.reenter(TOURNAMENT, "ann")
+        assert desk.balance("ann") == WALLET - 1100  # debited, then credited back
+        assert desk_log(desk)[-2:] == ["reentry_paying", "reentry_refused"]
+        run.mode = "take"
+        desk.create_account("eve", 500)  # what her late entry left her
+        desk.get(TOURNAMENT).late = ("eve",)  # as if she had registered late
+        run.log(PlayerRegistered(player="eve", entry=1, buy_in=1000, fee=100))
+        run.log(PlayerSeated(player="eve", table=1, seat=3, stack=1000))
+        run.bust("eve", "bob")
+        for _ in range(50):
+            if desk.reentry_offer(TOURNAMENT, "eve") is not None:
+                break
+            await asyncio.sleep(0.05)
+        calls = len(run.calls)
+        with pytest.raises(WrongState):  # her wallet holds 500: too little
+            await desk.reenter(TOURNAMENT, "eve")
+        assert desk.balance("eve") == 500 and len(run.calls) == calls
+        assert desk_log(desk)[-1] == "reentry_refused"
+        await desk.close()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("mode", "kept"), [("lost", 1100), ("lost_after", 2200)])
+def test_late_a_restart_closes_the_window_between_the_debit_and_the_run_s_record(
+    tmp_path: Path, mode: str, kept: int
+) -> None:
+    """The orchestrator lost during a re-entry's call: the debit stands and the intent is
+    open. A restarted desk finds the entry in the run's log (kept) or not (the debit credited
+    back), and a second restart moves nothing."""
+
+    async def scenario() -> None:
+        desk, run = await started(tmp_path)
+        run.mode = mode
+        with pytest.raises(NotAvailable):
+            await desk.reenter(TOURNAMENT, "ann")
+        assert desk.balance("ann") == WALLET - 2200
+        assert desk_log(desk)[-1] == "reentry_paying"
+        await desk.close()
+
+    asyncio.run(scenario())
+    for _ in range(2):
+        again = FakeRunDesk(tmp_path)
+        asyncio.run(again.restore())
+        assert again.balance("ann") == WALLET - kept
+        closed = "reentered" if mode == "lost_after" else "reentry_refused"
+        assert desk_log(again)[-1] == closed
+        assert desk_log(again).count(closed) == 1
+
+
+def test_late_reentries_decide_offers_from_the_run_s_events() -> None:
+    """Pure: a bust with a re-entry left is offered once; none for a player topped up in the
+    same step, one whose re-entries are used, or once the window closed."""
+    cfg = parse_config(
+        {
+            "tournament": {"late_registration_levels": 2, "reentries": 1},
+            "levels": {"length": 3, "blinds": [[10, 20]]},
+        }
+    )
+    seats = (HandPlayer("ann", 1, 500, 0), HandPlayer("bob", 2, 500, 0), HandPlayer("cy", 3, 0, 0))
+    reentries = Reentries()
+    reentries.saw(HandFinished(table=1, hand=1, button=1, players=seats))
+    stacks = {"ann": 0, "bob": 300, "cy": 0}  # bob rebought in the step
+    offers = reentries.decide(cfg, level=1, stacks=stacks, entries={"cy": 2}, price=10)
+    assert offers == {"ann": Offer(entry=2, price=10, reentries_left=0, until_level=2)}
+    reentries.saw(HandFinished(table=1, hand=2, button=1, players=seats))
+    assert reentries.decide(cfg, level=1, stacks=stacks, entries={"cy": 2}, price=10) == {}
+    reentries.saw(PlayerEliminated(player="ann", place=3, table=1, hand=3, start=500))
+    assert reentries.offers == {}
+    reentries.saw(HandFinished(table=1, hand=3, button=1, players=seats))
+    assert reentries.decide(cfg, level=3, stacks=stacks, entries={}, price=10) == {}

@@ -17,7 +17,10 @@ twice: `<tournament>/entry/<player>/<n>` (his n-th entry), `<tournament>/cash-ou
 (the desk ledger's posting) and `<tournament>/paid/<posting>` (the run ledger's posting). A late
 entry into a running tournament (`pay_late_entry`) is debited once per attempt under
 `<tournament>/late-entry/<player>/<nonce>`, logged by the desk with the registration, and
-credited back under that key plus `/refused` when the orchestrator refuses it.
+credited back under that key plus `/refused` when the orchestrator refuses it. A re-entry
+(`pay_reentry`, `orchestrator.frontdoor.reentry`) is debited under
+`<tournament>/reentry/<player>/<entry>-<nonce>`, a key the desk logs before the debit, so a
+restart repeats it and credits it back (`undo_reentry`) when the run never took the entry.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 from orchestrator.core.events import Event
 from orchestrator.core.ledger_records import player_account, posting_event
 from orchestrator.core.registration import Registration
+from orchestrator.errors import InsufficientFundsError
 from orchestrator.shell.store import Accounts
 
 __all__ = ["Cashier"]
@@ -70,6 +74,29 @@ class Cashier:
         """A late entry the orchestrator refused: its debit (`key`) credited back."""
         if price:
             self.accounts.credit(player, price, key=f"{key}/refused")
+
+    def reentry_key(self, tournament: str, player: str, entry: int) -> str:
+        """The key of one attempt at the player's `entry`-th entry (a re-entry): logged
+        before its debit, so a restart finds it."""
+        return f"{tournament}/reentry/{player}/{entry}-{uuid.uuid4().hex[:12]}"
+
+    def pay_reentry(self, key: str, player: str, price: int) -> None:
+        """LATE: a re-entry's price debited from the player's wallet (the orchestrator's core
+        takes the entry once funded with it); `InsufficientFundsError` moves nothing."""
+        if price:
+            self.accounts.debit(player, price, key=key)
+
+    def undo_reentry(self, key: str, player: str, price: int) -> None:
+        """A re-entry the run never took: its debit made sure of (repeated under its key:
+        nothing moves if it landed) and credited back. A wallet that refuses the repeat (too
+        little money) never had it taken: nothing to give back."""
+        if not price:
+            return
+        try:
+            self.accounts.debit(player, price, key=key)
+        except InsufficientFundsError:
+            return
+        self.accounts.credit(player, price, key=f"{key}/refused")
 
     def cash_out(
         self,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import re
@@ -75,6 +76,13 @@ from orchestrator.frontdoor.errors import (
     refusal,
 )
 from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.frontdoor.reentry import (
+    Intent,
+    Reentries,
+    entered,
+    offer_message_fields,
+    reentry_record,
+)
 from orchestrator.shell.cancellation import find_stream
 from orchestrator.shell.errors import translate
 from orchestrator.shell.export import export_run, find_run, stream_name
@@ -139,6 +147,7 @@ class Entry:
     deal: DealState | None = None  # the latest deal proposed (DEAL-1), as the lobby shows it
     rebuys: dict[str, int] = field(default_factory=dict)  # RB-3: rebuys each player took
     entries: dict[str, int] = field(default_factory=dict)  # each player's entries (REG-1)
+    reentries: Reentries = field(default_factory=Reentries)  # offers, payments open (LATE)
 
 
 def _rules(config: TournamentConfig, tournament_id: str) -> RegistrationRules:
@@ -220,14 +229,6 @@ class Desk:
             raise InvalidRequest(
                 "the front door seats registered players only: late_entries (late bots) and "
                 "[side_events] (RB-6, played by bots) are for `mtt run`"
-            )
-        if config.reentries:
-            # The orchestrator takes a re-entry at a bust from the run ledger's money, which
-            # the wallets fund with exactly the entries taken: only a bounty won, already
-            # credited to the wallet, could pay it (the same cents twice).
-            raise InvalidRequest(
-                "reentries: re-entries through the front door are not paid from the players' "
-                "wallets yet; set reentries = 0 (late registration works)"
             )
         tournament_id = tournament_id or self._unique(config.name)
         if not ID_PATTERN.match(tournament_id):
@@ -330,6 +331,11 @@ class Desk:
         orchestrator = entry.orchestrator
         if orchestrator is None:
             raise WrongState(f"the tournament is not running ({entry.state})")
+        if player in self.players(entry):  # before any debit; a bust re-enters on his stream
+            raise WrongState(
+                f"{player} has entered this tournament already: a re-entry follows a bust, "
+                "asked for on the player's stream (reenter)"
+            )
         price = entry.registration.rules.price
         with _translated():
             key = self._cashier.pay_late_entry(entry.tournament_id, player, price)
@@ -353,6 +359,78 @@ class Desk:
         entry.late = (*entry.late, player)
         await self._shown(entry, lambda: player in entry.entries)  # in the prize pool shown
         return token
+
+    async def reenter(self, tournament_id: str, player: str) -> None:
+        """LATE: the player takes the re-entry he was offered (`reentry`), its price paid from
+        his wallet: the intent is logged with the debit's key, the debit made, the entry
+        brought to the orchestrator (`player_funded`, as for a late registrant) and the
+        outcome logged; refused with nothing moved (no offer, a payment already open, too
+        little money, the core's refusal: the debit credited back)."""
+        entry = self._playing(tournament_id, player)
+        offer = entry.reentries.offers.get(player)
+        if offer is None:
+            raise WrongState(
+                f"{player} has no re-entry offered: one follows a bust with re-entries left, "
+                "while late registration lasts"
+            )
+        if entry.reentries.opening(player) is not None:
+            raise WrongState(f"{player}'s re-entry is being paid already")
+        orchestrator = entry.orchestrator
+        assert orchestrator is not None  # `_playing`
+        price = entry.registration.rules.price
+        key = self._cashier.reentry_key(tournament_id, player, offer.entry)
+        intent = Intent(player, offer.entry, key)
+        self._persist(entry, reentry_record("reentry_paying", intent))  # before the debit
+        entry.reentries.open[key] = intent
+        try:
+            with _translated():
+                self._cashier.pay_reentry(key, player, price)
+        except FrontDoorError:  # the wallet refused: nothing moved
+            self._close_reentry(entry, "reentry_refused", intent)
+            raise
+        try:
+            await orchestrator.register_late(player, price)
+        except OrchestratorError as exc:  # the core refused: nothing changed in the run
+            with _translated():
+                self._cashier.undo_reentry(key, player, price)
+            self._close_reentry(entry, "reentry_refused", intent)
+            raise refusal(exc, "reenter refused") from exc
+        except PACKAGE_ERRORS as exc:  # the actor gone: the intent stays open (`restore`)
+            raise refusal(exc) from exc
+        self._close_reentry(entry, "reentered", intent)
+        await self._shown(entry, lambda: entry.entries.get(player, 0) >= offer.entry)
+
+    def reentry_offer(self, tournament_id: str, player: str) -> pb.ServerMessage | None:
+        """The re-entry offer standing for the player (sent again on a new stream), or None."""
+        entry = self._entries.get(tournament_id)
+        offer = None if entry is None else entry.reentries.offers.get(player)
+        if offer is None:
+            return None
+        return pb.ServerMessage(reentry_offer=pb.ReentryOffer(**offer_message_fields(offer)))
+
+    def _close_reentry(self, entry: Entry, kind: str, intent: Intent) -> None:
+        self._persist(entry, reentry_record(kind, intent))
+        entry.reentries.open.pop(intent.key, None)
+
+    def _settle_reentries(self, entry: Entry) -> None:
+        """After a restart: each re-entry payment left open by the crash is closed (the
+        crash window of `reenter`, `orchestrator.frontdoor.reentry`): the entry taken, or the
+        debit made sure of and credited back."""
+        if not entry.reentries.open:
+            return
+        try:
+            records = self._store.read(find_stream(self._store, entry.tournament_id))
+        except PACKAGE_ERRORS as exc:
+            log.error("%s: re-entries left open, the run unreadable: %s", entry.tournament_id, exc)
+            return
+        price = entry.registration.rules.price
+        for intent in list(entry.reentries.open.values()):
+            if entered(records, intent):
+                self._close_reentry(entry, "reentered", intent)
+                continue
+            with _translated():
+                self._cashier.undo_reentry(intent.key, intent.player, price)
+            self._close_reentry(entry, "reentry_refused", intent)
 
     async def request_rebuy(self, tournament_id: str, player: str) -> None:
         """RB-3: the player asks; the orchestrator takes the rebuy at his next hand boundary
@@ -562,6 +640,7 @@ class Desk:
                 self._persist(entry, {"type": "rescheduled", "host": HOST})
                 log.info("%s rescheduled on %s (CRASH-1)", tournament_id, HOST)
             elif entry.state == "running":
+                self._settle_reentries(entry)
                 await self._reattach(entry)
 
     def _replay(self, entry: Entry, records: list[dict[str, Any]]) -> None:
@@ -587,6 +666,8 @@ class Desk:
             elif kind == "registered_late":  # the orchestrator's log holds the entry
                 self._issue(entry, record["player"], record["token"])
                 entry.late = (*entry.late, record["player"])
+            else:  # a re-entry's payment (LATE): open until its outcome
+                entry.reentries.replay(record)
 
     def _cannot_reschedule(self, entry: Entry, error: Exception) -> None:
         """CRASH-1's other branch: in registration and not replayable here, the tournament is
@@ -761,6 +842,8 @@ class Desk:
         deal_changed = False
         for record in records:
             read = entry.model.apply_record(record)
+            if read is not None:
+                entry.reentries.saw(read.event)
             match None if read is None else read.event:
                 case PlayerEliminated(player=player, place=place):
                     self._hub.finished(tournament, player, place, "out")
@@ -800,11 +883,28 @@ class Desk:
                         self._hub.finished(tournament, player, place, "deal")
                     elif place == 0 and entry.state == "paused":
                         entry.state = "running"  # play on for what was left
+        self._offer_reentries(entry)
         if deal_changed and entry.deal is not None:
             message = pb.ServerMessage(deal=entry.deal.message())
             for player in entry.deal.players:
                 tell(tournament, player, message)
         entry.events += records
+
+    def _offer_reentries(self, entry: Entry) -> None:
+        """LATE: each player the records just read busted, with a re-entry left while late
+        registration lasts, is offered it on his stream."""
+        model = entry.model
+        fresh = entry.reentries.decide(
+            entry.config,
+            level=model.level,
+            stacks=model.stacks,
+            entries=entry.entries,
+            price=entry.registration.rules.price,
+        )
+        for player in fresh:
+            offer = self.reentry_offer(entry.tournament_id, player)
+            if offer is not None:
+                self._hub.tell(entry.tournament_id, player, offer)
 
     def _running(self, tournament_id: str, state: str) -> Entry:
         entry = self.get(tournament_id)
@@ -853,7 +953,8 @@ class Desk:
         run_id = run or uuid.uuid4().hex[:12]
         entry.stream = stream_name(entry.tournament_id, run_id)
         orchestrator = OrchestratorHandle.launch(
-            entry.config.with_players(len(players)),
+            # LATE: a remote player re-enters when he asks, paid from his wallet (`reenter`)
+            dataclasses.replace(entry.config.with_players(len(players)), reentry_auto=False),
             players,
             deposits=entry.registration.ledger.paid_entries(),  # the entries the desk took
             tournament_id=entry.tournament_id,
