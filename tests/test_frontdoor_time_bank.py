@@ -284,3 +284,55 @@ def test_tb1_malformed_bank_config_is_refused_and_creates_nothing(
             await server.stop(0)
 
     asyncio.run(go())
+
+
+def test_tb1_a_bank_spent_is_kept_in_the_store_and_given_back_by_a_restarted_desk(
+    tmp_path: Path,
+) -> None:
+    """No Ray, no gRPC: the hub asks ann (its clock moved on past the limit, 3 s into her
+    bank), the desk keeps the change in its log, and a new desk on the same store, with a new
+    hub, gives her the bank she had, not a full one; a second restart keeps it too."""
+    clock = Clock()
+    settings = DeskSettings(
+        data_dir=tmp_path, deck_target="-", gateway_target="-", gateway_secret="s", store_url="-"
+    )
+
+    def desk_and_hub() -> tuple[Desk, PlayerHub]:
+        hub = PlayerHub(clock=clock)
+        return Desk(open_store(f"sqlite:///{tmp_path / 'store.db'}"), hub, settings), hub
+
+    desk, hub = desk_and_hub()
+    desk.create_account("ann", 10_000)
+    tournament = desk.create(config()).tournament_id
+    desk.open_registration(tournament)
+    desk.register(tournament, "ann")
+
+    async def asked() -> None:
+        connection = hub.connect(tournament, "ann")
+        legal = gw.Legal(can_fold=True, can_check=True)
+        request = gw.SeatActionRequest(
+            tournament_id=tournament, table=1, hand=1, seat=1, player="ann", legal=legal
+        )
+        answer = asyncio.create_task(hub.request_action(request, LIMIT))
+        while True:  # her prompt
+            message = await asyncio.wait_for(connection.outbox.get(), WAIT)
+            assert message is not None
+            if message.WhichOneof("kind") == "action_request":
+                break
+        clock.now += LIMIT + 3.0  # she thinks 3 s beyond the limit
+        action = pb.Action(request_id=message.action_request.request_id, kind=gw.CHECK_CALL)
+        hub.receive(connection, pb.PlayerMessage(action=action))
+        assert (await asyncio.wait_for(answer, WAIT)).kind == gw.CHECK_CALL
+
+    asyncio.run(asked())
+    assert hub.presence(tournament, "ann").time_bank_seconds == pytest.approx(BANK - 3.0)
+    for _ in range(2):
+        desk, hub = desk_and_hub()
+        asyncio.run(desk.restore())
+        assert hub.presence(tournament, "ann").time_bank_seconds == pytest.approx(BANK - 3.0)
+    kept = [r for r in desk_log_of(tmp_path, tournament) if r["type"] == "time_bank"]
+    assert [(r["player"], r["level"]) for r in kept] == [("ann", 1)]  # once: the change only
+
+
+def desk_log_of(tmp_path: Path, tournament: str) -> list[dict[str, Any]]:
+    return open_store(f"sqlite:///{tmp_path / 'store.db'}").read(f"{tournament}.frontdoor")

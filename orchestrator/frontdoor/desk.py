@@ -56,6 +56,7 @@ from orchestrator.core.events import (
 from orchestrator.core.ledger import Ledger
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules, RegistrationState
+from orchestrator.core.time_bank import TimeBank
 from orchestrator.errors import (
     PACKAGE_ERRORS,
     ConfigError,
@@ -186,6 +187,7 @@ class Desk:
         self._clock = clock
         self._entries: dict[str, Entry] = {}
         self._tokens: dict[str, tuple[str, str]] = {}  # token digest -> (tournament, player)
+        hub.keep_banks(self._keep_bank)  # TB-1: every bank's change goes to the store
 
     # --- reading ------------------------------------------------------------------------
 
@@ -407,6 +409,19 @@ class Desk:
         if offer is None:
             return None
         return pb.ServerMessage(reentry_offer=pb.ReentryOffer(**offer_message_fields(offer)))
+
+    def _keep_bank(self, tournament_id: str, player: str, bank: TimeBank) -> None:
+        """TB-1: a player's bank changed (spent, emptied, refilled): kept in the desk's log,
+        so a restarted front door gives it back (`_replay`). A store that fails loses only
+        this change: the bank is kept again at its next one."""
+        entry = self._entries.get(tournament_id)
+        if entry is None:
+            return
+        record = {"type": "time_bank", "player": player, "seconds": bank.seconds}
+        try:
+            self._persist(entry, record | {"level": bank.level})
+        except FrontDoorError as exc:
+            log.error("%s: %s's time bank not kept: %s", tournament_id, player, exc)
 
     def _close_reentry(self, entry: Entry, kind: str, intent: Intent) -> None:
         self._persist(entry, reentry_record(kind, intent))
@@ -666,6 +681,9 @@ class Desk:
             elif kind == "registered_late":  # the orchestrator's log holds the entry
                 self._issue(entry, record["player"], record["token"])
                 entry.late = (*entry.late, record["player"])
+            elif kind == "time_bank":  # TB-1: the bank as the hub last had it
+                bank = TimeBank(float(record["seconds"]), int(record["level"]))
+                self._hub.restore_bank(entry.tournament_id, record["player"], bank)
             else:  # a re-entry's payment (LATE): open until its outcome
                 entry.reentries.replay(record)
 
