@@ -55,7 +55,7 @@ __all__ = [
 
 HELP = (
     "f fold | k check | c check/call | r N or b N raise/bet to N | a all-in | "
-    "s sit out | back I'm back | rb rebuy | y/n accept/decline a deal | e re-enter | q quit"
+    "s sit out | back I'm back | rb rebuy | y/n deal | e re-enter | q quit"
 )
 NOTES = 8  # the last lines of news kept under the table
 _STREETS = ("pre-flop", "flop", "turn", "river", "over")
