@@ -13,10 +13,14 @@ import random
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from test_frontdoor_desk import WALLET
+from test_frontdoor_time_bank import OPERATOR, Stream
 from tournament_checks import opened_tables, quiet
 
+from orchestrator._proto import frontdoor_pb2 as pb
+from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
 from orchestrator.core import codec
 from orchestrator.core.config_toml import parse_config
 from orchestrator.core.events import (
@@ -44,6 +48,7 @@ from orchestrator.frontdoor.desk import Desk, DeskSettings, Entry
 from orchestrator.frontdoor.errors import NotAvailable, NotFound, WrongState
 from orchestrator.frontdoor.hub import PlayerHub
 from orchestrator.frontdoor.reentry import Offer, Reentries
+from orchestrator.frontdoor.server import FrontDoorServer
 from orchestrator.shell.export import stream_name
 from orchestrator.shell.orchestrators import OrchestratorHandle
 from orchestrator.shell.store import Store, open_store
@@ -283,7 +288,7 @@ class FakeRunDesk(Desk):
     """A desk whose tournaments run on `FakeRun` (its launch and its takeover after a
     restart are its only Ray calls)."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, hub: PlayerHub | None = None) -> None:
         settings = DeskSettings(
             data_dir=tmp_path / "data",
             deck_target="-",
@@ -292,7 +297,7 @@ class FakeRunDesk(Desk):
             store_url="-",
         )
         self.store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
-        super().__init__(self.store, PlayerHub(), settings)
+        super().__init__(self.store, hub or PlayerHub(), settings)
         self.run: FakeRun | None = None
 
     async def _launch(self, entry: Entry, players: list[str], **_: Any) -> OrchestratorHandle:
@@ -431,3 +436,81 @@ def test_late_reentries_decide_offers_from_the_run_s_events() -> None:
     assert reentries.offers == {}
     reentries.saw(HandFinished(table=1, hand=3, button=1, players=seats))
     assert reentries.decide(cfg, level=3, stacks=stacks, entries={}, price=10) == {}
+
+
+def test_late_the_offer_and_reenter_over_grpc_each_stream_acting_only_for_its_player(
+    tmp_path: Path,
+) -> None:
+    """The Play stream, in-process (no Ray: the run is `FakeRun`): ann's offer reaches her
+    stream and again a new one; bob's `reenter` is refused for him (no offer of his) and moves
+    nothing of ann's; a wrong token or the operator's credential never opens a stream; ann's
+    `reenter` is paid from her wallet and answered with her re-entry's chips."""
+    desks: list[FakeRunDesk] = []
+
+    def desk_factory(hub: PlayerHub, gateway: str, secret: str, registry: object) -> Desk:
+        desks.append(FakeRunDesk(tmp_path, hub))
+        return desks[0]
+
+    async def scenario() -> None:
+        server = FrontDoorServer(desk_factory, operator_credential=OPERATOR)
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(server.target) as channel:
+                await grpc_scenario(channel, desks[0])
+        finally:
+            await server.stop()
+
+    asyncio.run(scenario())
+
+
+async def grpc_scenario(channel: grpc.aio.Channel, desk: FakeRunDesk) -> None:
+    operator = pb_grpc.OperatorServiceStub(channel)
+    op = (("authorization", f"Bearer {OPERATOR}"),)
+    await operator.CreateTournament(
+        pb.CreateTournamentRequest(config_toml=DESK_CONFIG), metadata=op
+    )
+    ref = pb.TournamentRef(tournament_id=TOURNAMENT)
+    await operator.OpenRegistration(ref, metadata=op)
+    tokens = {}
+    for name in ("ann", "bob"):
+        await operator.CreateAccount(
+            pb.CreateAccountRequest(account=name, balance=WALLET), metadata=op
+        )
+        reply = await operator.RegisterPlayer(
+            pb.PlayerRef(tournament_id=TOURNAMENT, player=name), metadata=op
+        )
+        tokens[name] = reply.token
+    ann, bob = Stream(channel, tokens["ann"]), Stream(channel, tokens["bob"])
+    await ann.next("welcome")
+    await bob.next("welcome")
+    await operator.StartTournament(ref, metadata=op)
+    assert desk.run is not None
+    desk.run.bust("ann", "bob")
+    offer = await ann.next("reentry_offer")
+    assert (offer.entry, offer.price, offer.reentries_left, offer.until_level) == (2, 1100, 0, 2)
+    # bob's stream acts for bob only: he has no offer; ann's stands, nothing moved
+    bob.send(reenter=pb.ReentryRequest())
+    problem = await bob.next("error")
+    assert (
+        problem.code == "FAILED_PRECONDITION" and "bob has no re-entry offered" in problem.message
+    )
+    assert desk.run.calls == [] and desk.balance("ann") == WALLET - 1100
+    # no stream without a player's token
+    for metadata, code in [
+        ((("authorization", "Bearer not-a-token"),), grpc.StatusCode.UNAUTHENTICATED),
+        (op, grpc.StatusCode.PERMISSION_DENIED),
+    ]:
+        call = pb_grpc.PlayerServiceStub(channel).Play(iter(()), metadata=metadata)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await call.read()
+        assert refused.value.code() == code
+    # a new stream of ann's is offered it again; there she takes it
+    ann.drop()
+    again = Stream(channel, tokens["ann"])
+    assert (await again.next("reentry_offer")).entry == 2
+    again.send(reenter=pb.ReentryRequest())
+    added = await again.next("chips_added")
+    assert (added.kind, added.chips) == ("reentry", 1000)
+    assert desk.run.calls == [("ann", 1100)] and desk.balance("ann") == WALLET - 2200
+    again.drop()
+    bob.drop()

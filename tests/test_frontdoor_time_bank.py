@@ -88,6 +88,9 @@ class Stream:
         action = pb.Action(request_id=request_id, kind=kind, amount=amount)  # type: ignore[arg-type]
         self._outgoing.put_nowait(pb.PlayerMessage(action=action))
 
+    def send(self, **kind: Any) -> None:
+        self._outgoing.put_nowait(pb.PlayerMessage(**kind))
+
     def drop(self) -> None:
         self.call.cancel()
 
