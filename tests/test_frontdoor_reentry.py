@@ -43,6 +43,7 @@ from orchestrator.errors import (
     ReentryError,
     RegistrationClosedError,
     RemoteUnavailable,
+    StoreUnavailable,
 )
 from orchestrator.frontdoor.desk import Desk, DeskSettings, Entry
 from orchestrator.frontdoor.errors import NotAvailable, NotFound, WrongState
@@ -51,7 +52,7 @@ from orchestrator.frontdoor.reentry import Offer, Reentries
 from orchestrator.frontdoor.server import FrontDoorServer
 from orchestrator.shell.export import stream_name
 from orchestrator.shell.orchestrators import OrchestratorHandle
-from orchestrator.shell.store import Store, open_store
+from orchestrator.shell.store import Accounts, Store, open_store
 from table_worker.protocol import HandPlayer, HandReport, NextHand
 
 PRICE = 1100  # buy-in 1000 + fee 100
@@ -284,11 +285,32 @@ class FakeRun:
             raise RemoteUnavailable("the orchestrator's actor is gone")
 
 
+class LostReply:
+    """The built-in wallet whose first re-entry debit lands but whose answer is lost
+    (`StoreUnavailable`: "it may have landed")."""
+
+    def __init__(self, accounts: Accounts) -> None:
+        self._accounts = accounts
+        self.lost = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._accounts, name)
+
+    def debit(self, account: str, amount: int, *, key: str) -> int:
+        balance = self._accounts.debit(account, amount, key=key)
+        if "/reentry/" in key and not self.lost:
+            self.lost = True
+            raise StoreUnavailable("the wallet's answer was lost")
+        return balance
+
+
 class FakeRunDesk(Desk):
     """A desk whose tournaments run on `FakeRun` (its launch and its takeover after a
     restart are its only Ray calls)."""
 
-    def __init__(self, tmp_path: Path, hub: PlayerHub | None = None) -> None:
+    def __init__(
+        self, tmp_path: Path, hub: PlayerHub | None = None, *, flaky: bool = False
+    ) -> None:
         settings = DeskSettings(
             data_dir=tmp_path / "data",
             deck_target="-",
@@ -297,7 +319,8 @@ class FakeRunDesk(Desk):
             store_url="-",
         )
         self.store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
-        super().__init__(self.store, hub or PlayerHub(), settings)
+        accounts = LostReply(self.store.accounts) if flaky else None
+        super().__init__(self.store, hub or PlayerHub(), settings, accounts=accounts)
         self.run: FakeRun | None = None
 
     async def _launch(self, entry: Entry, players: list[str], **_: Any) -> OrchestratorHandle:
@@ -312,9 +335,9 @@ def desk_log(desk: FakeRunDesk) -> list[str]:
     return [str(r["type"]) for r in desk.store.read(TOURNAMENT + ".frontdoor")]
 
 
-async def started(tmp_path: Path) -> tuple[FakeRunDesk, FakeRun]:
+async def started(tmp_path: Path, *, flaky: bool = False) -> tuple[FakeRunDesk, FakeRun]:
     """ann, bob and cy registered (each wallet WALLET - 1100) and playing; ann busted."""
-    desk = FakeRunDesk(tmp_path)
+    desk = FakeRunDesk(tmp_path, flaky=flaky)
     for name in ("ann", "bob", "cy"):
         desk.create_account(name, WALLET)
     desk.create(DESK_CONFIG, TOURNAMENT)
@@ -514,3 +537,22 @@ async def grpc_scenario(channel: grpc.aio.Channel, desk: FakeRunDesk) -> None:
     assert desk.run.calls == [("ann", 1100)] and desk.balance("ann") == WALLET - 2200
     again.drop()
     bob.drop()
+
+
+def test_late_a_debit_whose_answer_was_lost_is_made_sure_of_and_credited_back(
+    tmp_path: Path,
+) -> None:
+    """The wallet took the re-entry's price but its answer never came: the desk repeats the
+    debit under its key (nothing moves again) and credits it back; nothing reached the run."""
+
+    async def scenario() -> None:
+        desk, run = await started(tmp_path, flaky=True)
+        with pytest.raises(NotAvailable):
+            await desk.reenter(TOURNAMENT, "ann")
+        assert desk.balance("ann") == WALLET - 1100 and run.calls == []
+        assert desk_log(desk)[-2:] == ["reentry_paying", "reentry_refused"]
+        await desk.reenter(TOURNAMENT, "ann")  # the offer stands: asked again, it is paid
+        assert desk.balance("ann") == WALLET - 2200 and run.calls == [("ann", 1100)]
+        await desk.close()
+
+    asyncio.run(scenario())

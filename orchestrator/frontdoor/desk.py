@@ -81,7 +81,6 @@ from orchestrator.frontdoor.reentry import (
     Intent,
     Reentries,
     entered,
-    offer_message_fields,
     reentry_record,
 )
 from orchestrator.shell.cancellation import find_stream
@@ -387,15 +386,13 @@ class Desk:
         try:
             with _translated():
                 self._cashier.pay_reentry(key, player, price)
-        except FrontDoorError:  # the wallet refused: nothing moved
-            self._close_reentry(entry, "reentry_refused", intent)
+        except FrontDoorError:  # refused (nothing moved), or unreachable (it may have landed)
+            self._undo_reentry(entry, intent)
             raise
         try:
             await orchestrator.register_late(player, price)
         except OrchestratorError as exc:  # the core refused: nothing changed in the run
-            with _translated():
-                self._cashier.undo_reentry(key, player, price)
-            self._close_reentry(entry, "reentry_refused", intent)
+            self._undo_reentry(entry, intent)
             raise refusal(exc, "reenter refused") from exc
         except PACKAGE_ERRORS as exc:  # the actor gone: the intent stays open (`restore`)
             raise refusal(exc) from exc
@@ -408,7 +405,7 @@ class Desk:
         offer = None if entry is None else entry.reentries.offers.get(player)
         if offer is None:
             return None
-        return pb.ServerMessage(reentry_offer=pb.ReentryOffer(**offer_message_fields(offer)))
+        return offer.message()
 
     def _keep_bank(self, tournament_id: str, player: str, bank: TimeBank) -> None:
         """TB-1: a player's bank changed (spent, emptied, refilled): kept in the desk's log,
@@ -422,6 +419,19 @@ class Desk:
             self._persist(entry, record | {"level": bank.level})
         except FrontDoorError as exc:
             log.error("%s: %s's time bank not kept: %s", tournament_id, player, exc)
+
+    def _undo_reentry(self, entry: Entry, intent: Intent) -> None:
+        """A re-entry the run did not take: its debit made sure of and credited back
+        (`Cashier.undo_reentry`), then closed; a wallet that cannot be reached leaves it open,
+        for the next restart (`_settle_reentries`)."""
+        price = entry.registration.rules.price
+        try:
+            with _translated():
+                self._cashier.undo_reentry(intent.key, intent.player, price)
+        except FrontDoorError as exc:
+            log.error("%s: re-entry %s left open: %s", entry.tournament_id, intent.key, exc)
+            return
+        self._close_reentry(entry, "reentry_refused", intent)
 
     def _close_reentry(self, entry: Entry, kind: str, intent: Intent) -> None:
         self._persist(entry, reentry_record(kind, intent))
@@ -438,14 +448,11 @@ class Desk:
         except PACKAGE_ERRORS as exc:
             log.error("%s: re-entries left open, the run unreadable: %s", entry.tournament_id, exc)
             return
-        price = entry.registration.rules.price
         for intent in list(entry.reentries.open.values()):
             if entered(records, intent):
                 self._close_reentry(entry, "reentered", intent)
-                continue
-            with _translated():
-                self._cashier.undo_reentry(intent.key, intent.player, price)
-            self._close_reentry(entry, "reentry_refused", intent)
+            else:
+                self._undo_reentry(entry, intent)
 
     async def request_rebuy(self, tournament_id: str, player: str) -> None:
         """RB-3: the player asks; the orchestrator takes the rebuy at his next hand boundary
@@ -643,6 +650,12 @@ class Desk:
             entry = self._new_entry(tournament_id, config, records[0]["config"])
             entry.logged = len(records)
             self._entries[tournament_id] = entry
+            for record in records:  # LATE: the re-entries being paid when it stopped
+                entry.reentries.replay(record)
+            try:
+                self._settle_reentries(entry)
+            except FrontDoorError as exc:  # the store refused the outcome: the next restart
+                log.error("%s: re-entries not settled: %s", tournament_id, exc)
             if any(r["type"] == "cancelled" for r in records):
                 self._restore_cancelled(entry, records)
                 continue
@@ -655,7 +668,6 @@ class Desk:
                 self._persist(entry, {"type": "rescheduled", "host": HOST})
                 log.info("%s rescheduled on %s (CRASH-1)", tournament_id, HOST)
             elif entry.state == "running":
-                self._settle_reentries(entry)
                 await self._reattach(entry)
 
     def _replay(self, entry: Entry, records: list[dict[str, Any]]) -> None:
@@ -684,8 +696,6 @@ class Desk:
             elif kind == "time_bank":  # TB-1: the bank as the hub last had it
                 bank = TimeBank(float(record["seconds"]), int(record["level"]))
                 self._hub.restore_bank(entry.tournament_id, record["player"], bank)
-            else:  # a re-entry's payment (LATE): open until its outcome
-                entry.reentries.replay(record)
 
     def _cannot_reschedule(self, entry: Entry, error: Exception) -> None:
         """CRASH-1's other branch: in registration and not replayable here, the tournament is

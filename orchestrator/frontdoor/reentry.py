@@ -30,10 +30,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.events import Event, HandFinished, PlayerEliminated, PlayerRegistered
 
-__all__ = ["Intent", "Offer", "Reentries", "entered", "offer_message_fields", "reentry_record"]
+__all__ = ["Intent", "Offer", "Reentries", "entered", "reentry_record"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,16 @@ class Offer:
     price: int  # cents
     reentries_left: int  # after this one
     until_level: int  # the last level of late registration
+
+    def message(self) -> pb.ServerMessage:
+        """The offer as the player's stream carries it."""
+        offer = pb.ReentryOffer(
+            entry=self.entry,
+            price=self.price,
+            reentries_left=self.reentries_left,
+            until_level=self.until_level,
+        )
+        return pb.ServerMessage(reentry_offer=offer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,12 +139,3 @@ def reentry_record(kind: str, intent: Intent) -> dict[str, Any]:
     if kind == "reentry_paying":
         record["entry"] = intent.entry
     return record
-
-
-def offer_message_fields(offer: Offer) -> dict[str, int]:
-    return {
-        "entry": offer.entry,
-        "price": offer.price,
-        "reentries_left": offer.reentries_left,
-        "until_level": offer.until_level,
-    }
