@@ -77,12 +77,7 @@ from orchestrator.frontdoor.errors import (
     refusal,
 )
 from orchestrator.frontdoor.hub import PlayerHub
-from orchestrator.frontdoor.reentry import (
-    Intent,
-    Reentries,
-    entered,
-    reentry_record,
-)
+from orchestrator.frontdoor.reentry import Intent, Reentries, entered, reentry_record
 from orchestrator.shell.cancellation import find_stream
 from orchestrator.shell.errors import translate
 from orchestrator.shell.export import export_run, find_run, stream_name
@@ -929,10 +924,8 @@ class Desk:
             entries=entry.entries,
             price=entry.registration.rules.price,
         )
-        for player in fresh:
-            offer = self.reentry_offer(entry.tournament_id, player)
-            if offer is not None:
-                self._hub.tell(entry.tournament_id, player, offer)
+        for player, offer in fresh.items():
+            self._hub.tell(entry.tournament_id, player, offer.message())
 
     def _running(self, tournament_id: str, state: str) -> Entry:
         entry = self.get(tournament_id)
