@@ -189,6 +189,20 @@ async def bank_after_restart(target: str, tournament: str, token: str) -> tuple[
         return resume.time_bank_seconds, listed_bank
 
 
+def bank_kept(store_url: str, tournament: str) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        store = open_store(store_url)
+        try:
+            records = store.read(f"{tournament}.frontdoor")
+        finally:
+            store.close()
+        if any(r["type"] == "time_bank" and r["player"] == "slow" for r in records):
+            return
+        assert time.monotonic() < deadline, "slow's time bank never reached the store"
+        time.sleep(0.2)
+
+
 def test_tb1_every_time_bank_is_what_it_was_after_a_restart_of_the_front_door(
     tmp_path: Path,
 ) -> None:
@@ -198,6 +212,7 @@ def test_tb1_every_time_bank_is_what_it_was_after_a_restart_of_the_front_door(
     store = f"sqlite:///{tmp_path / 'store.db'}"
     with front_door(tmp_path, store) as (first, target):
         tournament, token, before = asyncio.run(bank_spent(target))
+        bank_kept(store, tournament)  # written at the desk's next poll of the run
         kill_the_whole_run(first)
     assert 6.5 < before < 9.5  # about 2 s spent (the prompt's trip and the clocks aside)
     with front_door(tmp_path, store) as (_, target):

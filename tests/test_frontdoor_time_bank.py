@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 import pytest
+from fake_run import FakeRunDesk
 from prometheus_client import CollectorRegistry
 from wallets import fund
 
@@ -292,25 +293,22 @@ def test_tb1_malformed_bank_config_is_refused_and_creates_nothing(
 def test_tb1_a_bank_spent_is_kept_in_the_store_and_given_back_by_a_restarted_desk(
     tmp_path: Path,
 ) -> None:
-    """No Ray, no gRPC: the hub asks ann (its clock moved on past the limit, 3 s into her
-    bank), the desk keeps the change in its log, and a new desk on the same store, with a new
-    hub, gives her the bank she had, not a full one; a second restart keeps it too."""
+    """No Ray, no gRPC (the run is `FakeRun`): the hub asks ann, its clock moved on 3 s into
+    her bank; the desk writes the change at its next poll of the run, and a new desk on the
+    same store, with a new hub, gives her the bank she had, not a full one; a second restart
+    keeps it too."""
     clock = Clock()
-    settings = DeskSettings(
-        data_dir=tmp_path, deck_target="-", gateway_target="-", gateway_secret="s", store_url="-"
-    )
-
-    def desk_and_hub() -> tuple[Desk, PlayerHub]:
-        hub = PlayerHub(clock=clock)
-        return Desk(open_store(f"sqlite:///{tmp_path / 'store.db'}"), hub, settings), hub
-
-    desk, hub = desk_and_hub()
-    desk.create_account("ann", 10_000)
-    tournament = desk.create(config()).tournament_id
-    desk.open_registration(tournament)
-    desk.register(tournament, "ann")
 
     async def asked() -> None:
+        desk = FakeRunDesk(tmp_path, PlayerHub(clock=clock))
+        hub = desk.hub
+        for name in ("ann", "bob"):
+            desk.create_account(name, 10_000)
+        tournament = desk.create(config(), "tb").tournament_id
+        desk.open_registration(tournament)
+        for name in ("ann", "bob"):
+            desk.register(tournament, name)
+        await desk.start(tournament)
         connection = hub.connect(tournament, "ann")
         legal = gw.Legal(can_fold=True, can_check=True)
         request = gw.SeatActionRequest(
@@ -326,16 +324,18 @@ def test_tb1_a_bank_spent_is_kept_in_the_store_and_given_back_by_a_restarted_des
         action = pb.Action(request_id=message.action_request.request_id, kind=gw.CHECK_CALL)
         hub.receive(connection, pb.PlayerMessage(action=action))
         assert (await asyncio.wait_for(answer, WAIT)).kind == gw.CHECK_CALL
+        assert hub.presence(tournament, "ann").time_bank_seconds == pytest.approx(BANK - 3.0)
+        for _ in range(50):  # the desk's next poll of the run writes it
+            if any(r["type"] == "time_bank" for r in desk.store.read("tb.frontdoor")):
+                break
+            await asyncio.sleep(0.05)
+        await desk.close()
 
     asyncio.run(asked())
-    assert hub.presence(tournament, "ann").time_bank_seconds == pytest.approx(BANK - 3.0)
     for _ in range(2):
-        desk, hub = desk_and_hub()
-        asyncio.run(desk.restore())
-        assert hub.presence(tournament, "ann").time_bank_seconds == pytest.approx(BANK - 3.0)
-    kept = [r for r in desk_log_of(tmp_path, tournament) if r["type"] == "time_bank"]
+        again = FakeRunDesk(tmp_path, PlayerHub(clock=clock))
+        asyncio.run(again.restore())
+        assert again.hub.presence("tb", "ann").time_bank_seconds == pytest.approx(BANK - 3.0)
+        assert again.hub.presence("tb", "bob").time_bank_seconds == BANK  # untouched
+    kept = [r for r in again.store.read("tb.frontdoor") if r["type"] == "time_bank"]
     assert [(r["player"], r["level"]) for r in kept] == [("ann", 1)]  # once: the change only
-
-
-def desk_log_of(tmp_path: Path, tournament: str) -> list[dict[str, Any]]:
-    return open_store(f"sqlite:///{tmp_path / 'store.db'}").read(f"{tournament}.frontdoor")

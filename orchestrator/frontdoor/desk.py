@@ -143,6 +143,7 @@ class Entry:
     rebuys: dict[str, int] = field(default_factory=dict)  # RB-3: rebuys each player took
     entries: dict[str, int] = field(default_factory=dict)  # each player's entries (REG-1)
     reentries: Reentries = field(default_factory=Reentries)  # offers, payments open (LATE)
+    banks: dict[str, TimeBank] = field(default_factory=dict)  # TB-1: changed, not yet kept
 
 
 def _rules(config: TournamentConfig, tournament_id: str) -> RegistrationRules:
@@ -403,17 +404,28 @@ class Desk:
         return offer.message()
 
     def _keep_bank(self, tournament_id: str, player: str, bank: TimeBank) -> None:
-        """TB-1: a player's bank changed (spent, emptied, refilled): kept in the desk's log,
-        so a restarted front door gives it back (`_replay`). A store that fails loses only
-        this change: the bank is kept again at its next one."""
+        """TB-1: a player's bank changed (spent, emptied, refilled): written to the desk's
+        log with the others changed since, at the next poll of the run (`_write_banks`)."""
         entry = self._entries.get(tournament_id)
-        if entry is None:
+        if entry is not None:
+            entry.banks[player] = bank
+
+    def _write_banks(self, entry: Entry) -> None:
+        """TB-1: the banks changed since the last poll, in one write (not one per action on
+        the event loop), so a restarted front door gives them back (`_replay`). A store that
+        fails keeps them for the next poll."""
+        if not entry.banks:
             return
-        record = {"type": "time_bank", "player": player, "seconds": bank.seconds}
+        records = [
+            {"type": "time_bank", "player": player, "seconds": bank.seconds, "level": bank.level}
+            for player, bank in entry.banks.items()
+        ]
         try:
-            self._persist(entry, record | {"level": bank.level})
+            self._persist_all(entry, records)
         except FrontDoorError as exc:
-            log.error("%s: %s's time bank not kept: %s", tournament_id, player, exc)
+            log.error("%s: time banks not kept yet: %s", entry.tournament_id, exc)
+            return
+        entry.banks.clear()
 
     def _undo_reentry(self, entry: Entry, intent: Intent) -> None:
         """A re-entry the run did not take: its debit made sure of and credited back
@@ -848,15 +860,23 @@ class Desk:
         self._hub.remove(entry.tournament_id, player)
 
     def _persist(self, entry: Entry, record: dict[str, Any]) -> None:
+        self._persist_all(entry, [record])
+
+    def _persist_all(self, entry: Entry, records: Sequence[dict[str, Any]]) -> None:
+        """The desk's records, in one write."""
         stream = entry.tournament_id + LOG_SUFFIX
         try:
             if entry.logged == 0:
                 self._store.register(stream, {"tournament": entry.tournament_id})
-            stored = {"seq": entry.logged + 1, "ts": self._clock(), "v": DESK_RECORD_VERSION}
-            self._store.append(stream, [{**stored, **record}])
+            ts = self._clock()
+            stored = [
+                {"seq": entry.logged + k, "ts": ts, "v": DESK_RECORD_VERSION, **record}
+                for k, record in enumerate(records, 1)
+            ]
+            self._store.append(stream, stored)
         except StoreError as exc:
             raise refusal(exc, "the store refused") from exc
-        entry.logged += 1
+        entry.logged += len(records)
 
     def _took(self, entry: Entry, records: list[EventRecord]) -> None:
         """The tournament's next records: kept for watchers, folded into its read model, and
@@ -1003,6 +1023,7 @@ class Desk:
             fresh = await orchestrator.events_since(seen)
             self._took(entry, fresh)
             self._settle(entry)
+            self._write_banks(entry)
             if self._metrics is not None:  # the tournament metrics (orchestrator.views.metrics)
                 self._metrics.follow(entry.tournament_id, fresh)
                 timings = await orchestrator.timings_since_last_call()
@@ -1015,6 +1036,7 @@ class Desk:
                 break
             await asyncio.sleep(EVENT_POLL_SECONDS)
         self._settle(entry)  # a wallet that failed at the last poll
+        self._write_banks(entry)
         with contextlib.suppress(Exception):  # every table done; the actor may go
             await orchestrator.complete()
         await self._export(entry)
