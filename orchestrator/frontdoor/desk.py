@@ -5,7 +5,9 @@ Lifecycle: announced -> registering -> running (<-> paused) -> finished, or canc
 of them. What must survive a restart of `mtt serve` goes to the Store port as a log per
 tournament under the id `<tournament>.frontdoor`: creation (the config text), registration
 opened, each registration and unregistration (the token's SHA-256 digest, never the token),
-the start and a cancellation. On start-up the desk replays those logs; a running tournament's
+the start and a cancellation; while it runs, each re-entry's payment (`reentry_paying`, then
+`reentered` or `reentry_refused`: `orchestrator.frontdoor.reentry`) and the time banks that
+changed (`time_bank`, TB-1). On start-up the desk replays those logs; a running tournament's
 orchestrator actor is found again by its name when the Ray cluster outlived the front door (its
 tables look this front door's gateway up in the gateway book), or launched again from the
 run's log in the store when the cluster went with it.
