@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -149,6 +150,7 @@ def test_a_person_plays_hands_against_a_bot_in_a_terminal_and_sees_the_deck_veri
             await operator.StartTournament(ref, metadata=OP)
             try:
                 await hands(terminal, seen)
+                await deal_declined(terminal, operator, tournament)
             finally:
                 await operator.CancelTournament(
                     pb.CancelRequest(tournament_id=tournament, reason="test over"), metadata=OP
@@ -234,6 +236,23 @@ async def hands(terminal: Terminal, bots_view: list[pb.ServerMessage]) -> None:
     own = {cards.group(1), cards.group(2)}
     bobs = {card_text(c) for c in view.hole_cards}
     assert own | bobs == {card_text(c) for c in result.deck_cards[:4]} and not own & bobs
+
+
+async def deal_declined(terminal: Terminal, operator: Any, tournament: str) -> None:
+    """DEAL-1 at the keys: the operator proposes a chip chop (heads-up is the final table);
+    the screen shows his share and its keys, he declines with `n`, and play resumes."""
+    request = pb.DealRequest(tournament_id=tournament, kind="chip_chop", leave=0)
+    proposed = asyncio.ensure_future(operator.ProposeDeal(request, metadata=OP))
+    shown = re.compile(r"DEAL \(chip_chop\): [\d,]+\.\d\d for you: accept \(y\) or decline \(n\)")
+    deadline = time.monotonic() + SCREEN_SECONDS
+    while shown.search(screen := await asyncio.to_thread(terminal.screen)) is None:
+        assert time.monotonic() < deadline, f"no deal on screen:\n{screen}"
+        if "YOUR TURN" in screen:  # the hand in progress ends first (the deal's boundary)
+            terminal.type("c")
+        await asyncio.sleep(0.5)
+    await proposed
+    terminal.type("n")
+    await shows(terminal, r"deal declined \(chip_chop\)")
 
 
 async def ended(terminal: Terminal, session: str = "client") -> int:

@@ -25,6 +25,7 @@ from wallets import fund
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
 from orchestrator.shell.store import open_store
+from table_worker._proto import gateway_pb2 as gw
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
@@ -131,6 +132,93 @@ def test_a_restarted_front_door_relaunches_a_tournament_whose_cluster_died_with_
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert stream in done.stdout
+
+
+BANKED = CONFIG.replace(
+    "action_seconds = 2", "action_seconds = 1\ntime_bank_seconds = 10\ntime_bank_refill = 0"
+)
+
+
+async def bank_spent(target: str) -> tuple[str, str, float]:
+    """A tournament of `slow` and two players who never connect: slow thinks 3 s on his first
+    prompt (2 s into his bank), then sits out. The tournament, his token and his bank."""
+    from test_frontdoor_ray import RawPlayer
+
+    async with grpc.aio.insecure_channel(target) as channel:
+        operator = pb_grpc.OperatorServiceStub(channel)
+        info = await operator.CreateTournament(
+            pb.CreateTournamentRequest(config_toml=BANKED), metadata=OP
+        )
+        tournament = str(info.tournament_id)
+        ref = pb.TournamentRef(tournament_id=tournament)
+        await operator.OpenRegistration(ref, metadata=OP)
+        tokens = {}
+        for player in ("slow", "away1", "away2"):
+            await fund(channel, OPERATOR, player)
+            reply = await operator.RegisterPlayer(
+                pb.PlayerRef(tournament_id=tournament, player=player), metadata=OP
+            )
+            tokens[player] = reply.token
+        slow = RawPlayer(channel, tokens["slow"])
+        await slow.next("welcome")
+        await operator.StartTournament(ref, metadata=OP)
+        prompt = await slow.next("action_request", timeout=120)
+        assert prompt.time_bank_seconds == pytest.approx(10.0)
+        await asyncio.sleep(3.0)
+        slow.act(prompt.request_id, gw.CHECK_CALL)
+        await slow.next("action_accepted")
+        slow.send(sit_out=pb.SitOut())  # asked no more: his bank stays as it is
+        await slow.next("status")
+        listed = await operator.ListPlayers(ref, metadata=OP)
+        bank = next(p.time_bank_seconds for p in listed.players if p.player == "slow")
+        slow.call.cancel()
+        return tournament, tokens["slow"], bank
+
+
+async def bank_after_restart(target: str, tournament: str, token: str) -> tuple[float, float]:
+    """What slow is told on his new stream (`resume`), and what the operator sees."""
+    from test_frontdoor_ray import RawPlayer
+
+    async with grpc.aio.insecure_channel(target) as channel:
+        slow = RawPlayer(channel, token)
+        resume = await slow.next("resume", timeout=60)
+        ref = pb.TournamentRef(tournament_id=tournament)
+        listed = await pb_grpc.OperatorServiceStub(channel).ListPlayers(ref, metadata=OP)
+        slow.call.cancel()
+        listed_bank = next(p.time_bank_seconds for p in listed.players if p.player == "slow")
+        return resume.time_bank_seconds, listed_bank
+
+
+def bank_kept(store_url: str, tournament: str) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        store = open_store(store_url)
+        try:
+            records = store.read(f"{tournament}.frontdoor")
+        finally:
+            store.close()
+        if any(r["type"] == "time_bank" and r["player"] == "slow" for r in records):
+            return
+        assert time.monotonic() < deadline, "slow's time bank never reached the store"
+        time.sleep(0.2)
+
+
+def test_tb1_every_time_bank_is_what_it_was_after_a_restart_of_the_front_door(
+    tmp_path: Path,
+) -> None:
+    """TB-1 (OUT-1..OUT-3): a player spends 2 s of his 10 s bank, the front door and its Ray
+    are killed with SIGKILL; the restarted `mtt serve` on the same store gives his new stream
+    the bank he had (its `resume`, and `ListPlayers`), not a full one."""
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    with front_door(tmp_path, store) as (first, target):
+        tournament, token, before = asyncio.run(bank_spent(target))
+        bank_kept(store, tournament)  # written at the desk's next poll of the run
+        kill_the_whole_run(first)
+    assert 6.5 < before < 9.5  # about 2 s spent (the prompt's trip and the clocks aside)
+    with front_door(tmp_path, store) as (_, target):
+        resumed, listed = asyncio.run(bank_after_restart(target, tournament, token))
+    assert resumed == pytest.approx(before, abs=1e-6)
+    assert listed == pytest.approx(before, abs=1e-6)
 
 
 def test_the_gateway_book_tells_the_tables_where_the_newest_front_door_listens() -> None:

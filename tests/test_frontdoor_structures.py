@@ -77,14 +77,12 @@ def test_bot_only_structures_are_still_refused_naming_the_key(tmp_path: Path) ->
     assert desk.all() == []
 
 
-def test_reentries_are_refused_at_the_front_door_naming_the_key(tmp_path: Path) -> None:
-    """A re-entry would be paid from the run ledger's money, which the wallets fund with
-    exactly the entries taken (a bounty won there is credited to the wallet already)."""
+def test_reentries_are_taken_at_the_front_door(tmp_path: Path) -> None:
+    """Re-entries are paid from the players' wallets, asked for on their streams
+    (tests/test_frontdoor_reentry.py)."""
     desk = desk_on(tmp_path)
     reentries = STRUCTURES["late"].replace("buy_in = 1000\n", "buy_in = 1000\nreentries = 1\n")
-    with pytest.raises(InvalidRequest, match="reentries"):
-        desk.create(reentries)
-    assert desk.all() == []
+    assert desk.create(reentries).config.reentries == 1
 
 
 def test_deal1_deals_and_rebuys_are_refused_before_the_start(tmp_path: Path) -> None:

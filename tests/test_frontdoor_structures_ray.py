@@ -416,75 +416,110 @@ def test_deal1_refused_outside_the_final_table_and_reg1_late_registration(server
     asyncio.run(play())
 
 
-def test_ko2_reg1_bounties_of_remote_players_and_no_re_entries(server: Server) -> None:
-    """A progressive knockout with late registration: a player who pushes every hand plays
-    it to the end without re-entering (re-entries are refused at the front door: the wallets
-    fund exactly the entries taken), and everyone who knocks someone out is told what he won
-    (`bounty_won`, KO-3) and his own bounty now (KO-2); ListPlayers and the log agree on every
-    bounty won."""
+Played = tuple[str, list[Any], dict[str, list[Any]], Any, dict[str, int]]
 
-    async def play() -> tuple[str, list[Any], dict[str, list[Any]], Any]:
-        async with grpc.aio.insecure_channel(server.target) as channel:
-            operator = pb_grpc.OperatorServiceStub(channel)
-            players = pb_grpc.PlayerServiceStub(channel)
-            text = config_text(
-                "bounties",
-                length=10,
-                blinds=RISING,
-                max_per_table=3,
-                starting_stack=1000,
-                buy_in=1000,
-                late_registration_levels=2,
-                extra='[knockout]\nkind = "progressive"\nbounty = 400\n',
-            )
-            refused = pb.CreateTournamentRequest(
-                config_toml=text.replace("[levels]", "reentries = 1\n[levels]", 1)
-            )
-            code = await status_of(operator.CreateTournament(refused, metadata=OP))
-            assert code == grpc.StatusCode.INVALID_ARGUMENT  # reentries, named
-            tournament = await create(channel, text)
-            fleet, records, stats = await bots(
-                channel, server.target, tournament, ["st1", "st2"], ("station",)
-            )
-            reply = await players.Register(
-                pb.RegisterRequest(tournament_id=tournament, player="sh"),
-                metadata=await credential_of(channel, server, "sh"),
-            )
-            shove = RawPlayer(channel, reply.token)
-            tasks = [asyncio.create_task(p.run()) for p in fleet]
-            await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in fleet)), 30)
-            await shove.next("welcome")
-            ref = pb.TournamentRef(tournament_id=tournament)
-            await operator.StartTournament(ref, metadata=OP)
-            heard: list[Any] = []
-            deadline = time.monotonic() + 180
-            while time.monotonic() < deadline:  # all in every hand, until out for good
-                message = await asyncio.wait_for(shove.inbox.get(), deadline - time.monotonic())
-                assert isinstance(message, pb.ServerMessage), message
-                heard.append(message)
-                kind = message.WhichOneof("kind")
-                if kind == "action_request":
-                    prompt = message.action_request
-                    if prompt.legal.can_raise:
-                        shove.act(prompt.request_id, gw.RAISE_TO, prompt.legal.max_raise_to)
-                    else:
-                        shove.act(prompt.request_id, gw.CHECK_CALL)
-                elif kind == "finished":
-                    break
-            events = await watch_to_end(operator, tournament)
-            listed = await operator.ListPlayers(ref, metadata=OP)
-            shove.close()
-            for p in fleet:
-                p.stop()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            assert stats.errors == 0, stats.problems
-            told = {"sh": heard} | {n: r.messages for n, r in records.items()}
-            return tournament, events, told, listed
 
-    tournament, events, told, listed = asyncio.run(play())
+async def pushed_to_a_bust(server: Server, attempt: int) -> tuple[list[str], Played]:
+    """One progressive knockout with late registration and one re-entry: its first player
+    pushes every hand against calling stations (tables of 3, so balancing never leaves him
+    alone), takes the re-entry whenever he is offered it, and plays on until he is out for
+    good or the tournament ends. The players (pusher first) and what was played and heard."""
+    pusher = f"sh{attempt}"
+    names = [pusher, *(f"st{attempt}x{k}" for k in range(1, 9))]
+    async with grpc.aio.insecure_channel(server.target) as channel:
+        operator = pb_grpc.OperatorServiceStub(channel)
+        players = pb_grpc.PlayerServiceStub(channel)
+        text = config_text(
+            f"reentries{attempt}",
+            length=10,
+            blinds=RISING,
+            max_per_table=3,
+            starting_stack=1000,
+            buy_in=1000,
+            late_registration_levels=6,
+            reentries=1,
+            extra='[knockout]\nkind = "progressive"\nbounty = 400\n',
+        )
+        tournament = await create(channel, text)
+        fleet, records, stats = await bots(
+            channel, server.target, tournament, names[1:], ("station",)
+        )
+        reply = await players.Register(
+            pb.RegisterRequest(tournament_id=tournament, player=pusher),
+            metadata=await credential_of(channel, server, pusher),
+        )
+        shove = RawPlayer(channel, reply.token)
+        tasks = [asyncio.create_task(p.run()) for p in fleet]
+        await asyncio.wait_for(asyncio.gather(*(p.welcomed.wait() for p in fleet)), 30)
+        await shove.next("welcome")
+        ref = pb.TournamentRef(tournament_id=tournament)
+        await operator.StartTournament(ref, metadata=OP)
+        # Asking before any bust is refused on the stream, nothing changed
+        shove.send(reenter=pb.ReentryRequest())
+        heard: list[Any] = []
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:  # all in every hand, until out for good
+            message = await asyncio.wait_for(shove.inbox.get(), deadline - time.monotonic())
+            assert isinstance(message, pb.ServerMessage), message
+            heard.append(message)
+            kind = message.WhichOneof("kind")
+            if kind == "action_request":
+                prompt = message.action_request
+                if prompt.legal.can_raise:
+                    shove.act(prompt.request_id, gw.RAISE_TO, prompt.legal.max_raise_to)
+                else:
+                    shove.act(prompt.request_id, gw.CHECK_CALL)
+            elif kind == "reentry_offer":
+                shove.send(reenter=pb.ReentryRequest())
+            elif kind == "finished":
+                break
+        events = await watch_to_end(operator, tournament)
+        listed = await operator.ListPlayers(ref, metadata=OP)
+        balances = {
+            n: (await operator.GetAccount(pb.AccountRef(account=n), metadata=OP)).balance
+            for n in names
+        }
+        shove.close()
+        for p in fleet:
+            p.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        assert stats.errors == 0, stats.problems
+        told = {pusher: heard} | {n: r.messages for n, r in records.items()}
+        return names, (tournament, events, told, listed, balances)
+
+
+def test_ko2_late_a_remote_player_re_enters_from_his_wallet_and_every_cent_balances(
+    server: Server,
+) -> None:
+    """A player who pushes every hand busts during late registration, is offered the
+    re-entry on his stream (`reentry_offer`) and takes it (`reenter`): its price comes out of
+    his wallet and he is seated again (`chips_added reentry`); a second bust offers nothing
+    (his one re-entry used), and the stations, offered theirs, never ask. Everyone who knocks
+    someone out is told what he won (`bounty_won`, KO-3) and his own bounty now (KO-2). The
+    money balances: each wallet lost its entries and got what the run's ledger paid it, the
+    wallets and the operator's commission add up to what the wallets held, and `mtt replay`
+    audits the exported run clean. The cards decide whether he busts while late registration
+    lasts (he may win his first all-ins and then the rest): a tournament in which he never
+    did is played again, at most four in all."""
+    for attempt in range(1, 5):
+        names, played = asyncio.run(pushed_to_a_bust(server, attempt))
+        pusher = names[0]
+        if any(m.WhichOneof("kind") == "reentry_offer" for m in played[2][pusher]):
+            break
+    tournament, events, told, listed, balances = played
+    heard = told[pusher]
+    kinds = [m.WhichOneof("kind") for m in heard]
+    first_problem = next(m.error for m in heard if m.WhichOneof("kind") == "error")
+    assert first_problem.code == "FAILED_PRECONDITION"  # no re-entry offered yet
+    assert "no re-entry offered" in first_problem.message
+    offers = [m.reentry_offer for m in heard if m.WhichOneof("kind") == "reentry_offer"]
+    assert [(o.entry, o.price, o.reentries_left, o.until_level) for o in offers] == [
+        (2, 1000, 0, 6)
+    ]
     reentered = [e["player"] for e in events if e["type"] == "player_reentered"]
-    assert reentered == []
-    assert any(e["type"] == "tournament_finished" for e in events)  # to the end, no re-entry
+    assert reentered == [pusher]  # he asked; the stations, offered theirs, never did
+    assert kinds.index("reentry_offer") < kinds.index("chips_added")
+    assert any(e["type"] == "tournament_finished" for e in events)
     for name, messages in told.items():
         added = [m.chips_added for m in messages if m.WhichOneof("kind") == "chips_added"]
         assert [a.kind for a in added] == ["reentry"] * reentered.count(name)
@@ -499,7 +534,28 @@ def test_ko2_reg1_bounties_of_remote_players_and_no_re_entries(server: Server) -
             e["cash"] for e in events if e["type"] == "bounty_won" and e["player"] == name
         )
         assert cash[name] == logged_cash
-    assert any(e["type"] == "bounty_won" for e in events)
-    assert sorted(places_of(server, tournament).values()) == [1, 2, 3]
+    assert sorted(places_of(server, tournament).values()) == list(range(1, len(names) + 1))
     entries = {p.player: p.entries for p in listed.players}
-    assert entries["sh"] == 1 + reentered.count("sh")
+    assert entries == {n: 1 + reentered.count(n) for n in names}
+    # Every cent: each wallet less its entries plus what the run's ledger paid it; the
+    # wallets and the operator's commission add up to what the wallets held.
+    paid = dict.fromkeys(names, 0)
+    for e in events:
+        if e["type"] == "ledger_posted" and e["target"].startswith("player:"):
+            paid[e["target"].removeprefix("player:")] += e["amount"]
+    for name in names:
+        assert balances[name] == BALANCE - 1000 * entries[name] + paid[name], name
+    kept = sum(
+        e["amount"] * ((e["target"] == "operator") - (e["source"] == "operator"))
+        for e in events
+        if e["type"] == "ledger_posted"
+    )
+    assert sum(balances.values()) + kept == len(names) * BALANCE
+    audit = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli.main", "replay", str(server.data / tournament)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert audit.returncode == 0, audit.stdout + audit.stderr

@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 import pytest
+from fake_run import FakeRunDesk
 from prometheus_client import CollectorRegistry
 from wallets import fund
 
@@ -87,6 +88,9 @@ class Stream:
     def act(self, request_id: int, kind: int = gw.CHECK_CALL, amount: int = 0) -> None:
         action = pb.Action(request_id=request_id, kind=kind, amount=amount)  # type: ignore[arg-type]
         self._outgoing.put_nowait(pb.PlayerMessage(action=action))
+
+    def send(self, **kind: Any) -> None:
+        self._outgoing.put_nowait(pb.PlayerMessage(**kind))
 
     def drop(self) -> None:
         self.call.cancel()
@@ -284,3 +288,54 @@ def test_tb1_malformed_bank_config_is_refused_and_creates_nothing(
             await server.stop(0)
 
     asyncio.run(go())
+
+
+def test_tb1_a_bank_spent_is_kept_in_the_store_and_given_back_by_a_restarted_desk(
+    tmp_path: Path,
+) -> None:
+    """No Ray, no gRPC (the run is `FakeRun`): the hub asks ann, its clock moved on 3 s into
+    her bank; the desk writes the change at its next poll of the run, and a new desk on the
+    same store, with a new hub, gives her the bank she had, not a full one; a second restart
+    keeps it too."""
+    clock = Clock()
+
+    async def asked() -> None:
+        desk = FakeRunDesk(tmp_path, PlayerHub(clock=clock))
+        hub = desk.hub
+        for name in ("ann", "bob"):
+            desk.create_account(name, 10_000)
+        tournament = desk.create(config(), "tb").tournament_id
+        desk.open_registration(tournament)
+        for name in ("ann", "bob"):
+            desk.register(tournament, name)
+        await desk.start(tournament)
+        connection = hub.connect(tournament, "ann")
+        legal = gw.Legal(can_fold=True, can_check=True)
+        request = gw.SeatActionRequest(
+            tournament_id=tournament, table=1, hand=1, seat=1, player="ann", legal=legal
+        )
+        answer = asyncio.create_task(hub.request_action(request, LIMIT))
+        while True:  # her prompt
+            message = await asyncio.wait_for(connection.outbox.get(), WAIT)
+            assert message is not None
+            if message.WhichOneof("kind") == "action_request":
+                break
+        clock.now += LIMIT + 3.0  # she thinks 3 s beyond the limit
+        action = pb.Action(request_id=message.action_request.request_id, kind=gw.CHECK_CALL)
+        hub.receive(connection, pb.PlayerMessage(action=action))
+        assert (await asyncio.wait_for(answer, WAIT)).kind == gw.CHECK_CALL
+        assert hub.presence(tournament, "ann").time_bank_seconds == pytest.approx(BANK - 3.0)
+        for _ in range(50):  # the desk's next poll of the run writes it
+            if any(r["type"] == "time_bank" for r in desk.store.read("tb.frontdoor")):
+                break
+            await asyncio.sleep(0.05)
+        await desk.close()
+
+    asyncio.run(asked())
+    for _ in range(2):
+        again = FakeRunDesk(tmp_path, PlayerHub(clock=clock))
+        asyncio.run(again.restore())
+        assert again.hub.presence("tb", "ann").time_bank_seconds == pytest.approx(BANK - 3.0)
+        assert again.hub.presence("tb", "bob").time_bank_seconds == BANK  # untouched
+    kept = [r for r in again.store.read("tb.frontdoor") if r["type"] == "time_bank"]
+    assert [(r["player"], r["level"]) for r in kept] == [("ann", 1)]  # once: the change only

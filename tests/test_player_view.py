@@ -317,3 +317,88 @@ def test_out_sit_out_and_the_end_are_shown() -> None:
     view.on(pb.ServerMessage(finished=pb.Finished(place=2, reason="eliminated")), 0.0)
     text = "\n".join(view.lines(0.0))
     assert "tournament over: place 2" in text and "q to quit" in text
+
+
+# --- rebuys, deals, re-entries ---------------------------------------------------------------
+
+
+def _deal(state: str, *answers: str) -> pb.ServerMessage:
+    shares = [
+        pb.DealShare(player=p, chips=c, amount=a, answer=answer)
+        for (p, c, a), answer in zip(
+            [("ann", 3000, 70_000), ("bob", 1000, 30_000)], answers or ("", ""), strict=True
+        )
+    ]
+    return pb.ServerMessage(deal=pb.DealStatus(kind="icm", left=0, shares=shares, state=state))
+
+
+@pytest.mark.parametrize(
+    ("line", "deal", "reentry", "meant"),
+    [
+        ("rb", False, False, Command(CommandKind.REBUY)),  # RB-3: the server decides
+        ("rebuy", False, False, Command(CommandKind.REBUY)),
+        ("y", True, False, Command(CommandKind.ACCEPT)),
+        ("accept", True, False, Command(CommandKind.ACCEPT)),
+        ("n", True, False, Command(CommandKind.DECLINE)),
+        ("No", True, False, Command(CommandKind.DECLINE)),
+        ("e", False, True, Command(CommandKind.REENTER)),
+        ("re-enter", False, True, Command(CommandKind.REENTER)),
+    ],
+)
+def test_rb3_deal1_late_the_keys_for_a_rebuy_a_deal_s_answer_and_a_re_entry(
+    line: str, deal: bool, reentry: bool, meant: Command
+) -> None:
+    assert parse_command(line, None, deal=deal, reentry=reentry) == meant
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("y", "no deal is waiting for your answer"),
+        ("n", "no deal is waiting for your answer"),
+        ("e", "no re-entry is offered to you"),
+        ("y now", "takes nothing after it"),
+    ],
+)
+def test_deal1_late_an_answer_with_nothing_to_answer_is_refused_saying_why(
+    line: str, why: str
+) -> None:
+    with pytest.raises(InvalidRequest, match=why):
+        parse_command(line, FACING_A_BET)
+
+
+def test_deal1_the_deal_waits_on_screen_for_his_answer_until_he_gives_it() -> None:
+    view = seen(TableView("t1", "ann"), _deal("proposed"))
+    assert view.deal_waiting
+    text = "\n".join(view.lines(0.0, width=120))
+    assert "DEAL (icm): 700.00 for you: accept (y) or decline (n)" in text
+    assert "y/n deal" in text  # the keys line
+    view.on(_deal("proposed", "accepted", ""), 0.0)  # his answer came back: asked no more
+    assert not view.deal_waiting and "DEAL (icm)" not in "\n".join(view.lines(0.0, width=120))
+    view.on(_deal("declined", "accepted", "declined"), 0.0)
+    assert "deal declined (icm): 700.00 for you; ann accepted, bob declined" in view.notes
+
+
+def test_late_a_re_entry_offered_is_shown_with_its_key_until_taken() -> None:
+    offer = pb.ReentryOffer(entry=2, price=1100, reentries_left=0, until_level=3)
+    view = seen(TableView("t1", "ann"), pb.ServerMessage(reentry_offer=offer))
+    assert view.reentry == offer
+    text = "\n".join(view.lines(0.0, width=120))
+    assert "RE-ENTRY: entry 2 for 11.00 from your wallet (e), until level 3 ends" in text
+    assert parse_command("e", None, reentry=view.reentry is not None).kind is CommandKind.REENTER
+    added = pb.ChipsAdded(kind="reentry", chips=1000)
+    view.on(pb.ServerMessage(chips_added=added), 0.0)
+    assert view.reentry is None and "RE-ENTRY" not in "\n".join(view.lines(0.0, width=120))
+    assert "reentry: 1,000 chips added to your stack" in view.notes
+
+
+def test_rb3_a_rebuy_taken_and_its_chips_are_told() -> None:
+    view = seen(
+        TableView("t1", "ann"),
+        pb.ServerMessage(rebuy_accepted=pb.RebuyAccepted()),
+        pb.ServerMessage(chips_added=pb.ChipsAdded(kind="rebuy", chips=1500)),
+    )
+    assert list(view.notes)[-2:] == [
+        "rebuy taken: its chips come at your next hand",
+        "rebuy: 1,500 chips added to your stack",
+    ]

@@ -158,6 +158,10 @@ class TournamentConfig:
     hand_for_hand: int = 0
     late_registration_levels: int = 0
     reentries: int = 0
+    # LATE: a bust with re-entries left and the money re-enters by himself (bots, `mtt run`);
+    # false: only when he asks (`Tournament.register_late` again), as the front door's players
+    # do, whose re-entries their wallets pay (docs/FRONTDOOR.md)
+    reentry_auto: bool = True
     late_entries: int = 0
     max_entries: int | None = None
     cancellation_bp: int = 0

@@ -9,7 +9,10 @@ Registration stays open through level `late_registration_levels`. Meanwhile:
   and balancing fills it at the other tables' boundaries.
 - a player who busts with re-entries left (`reentries`) and the money for one enters again at
   once, as a new entry at the full price, on the same terms as a late registrant. Re-entering
-  is automatic, a tournament option like auto-rebuy.
+  is automatic, a tournament option like auto-rebuy (`reentry_auto`). Without it the busted
+  player waits for his place as anyone out does, and re-enters only when he asks before
+  registration closes (`register` again, with the money he brings: `reenter`), as the front
+  door's players do, whose wallets pay.
 - a player who busts for good is placed when registration closes (the field is known only
   then), below everyone still in, the first out last.
 """
@@ -30,6 +33,7 @@ from orchestrator.errors import (
     AccountExistsError,
     AlreadyRegisteredError,
     InsufficientFundsError,
+    ReentryError,
     RegistrationClosedError,
     SkillRangeError,
     TournamentFullError,
@@ -42,6 +46,7 @@ class LateEntry(Structure):
     def __init__(self, config: TournamentConfig, seating: FreezeOut) -> None:
         self._levels = config.late_registration_levels
         self._reentries = config.reentries
+        self._reentry_auto = config.reentry_auto
         self._starting_stack = config.starting_stack
         self._seats_per_table = config.max_per_table
         self._seating = seating
@@ -61,7 +66,10 @@ class LateEntry(Structure):
         player the start did not fund brings `deposit` cents: `player_funded` then leads the
         step (`fund`). Refused (typed `RegistrationError` or `LedgerError`, nothing changed)
         when registration is closed, the player has entered before (re-entries follow a
-        bust), cannot pay, or is not admitted."""
+        bust), cannot pay, or is not admitted. A busted player waiting for his place re-enters
+        (`reenter`)."""
+        if self.waiting(player):
+            return self.reenter(play, player, now=now, rng=rng, deposit=deposit)
         if play.registration.registrant(player) is not None:
             raise AlreadyRegisteredError(
                 f"{player} has entered this tournament already: a re-entry follows a bust"
@@ -102,6 +110,55 @@ class LateEntry(Structure):
         registration.rankings.add_player(player)
         registration.ledger.open_account(player, amount, now=now)
         return [PlayerFunded(player=player, amount=amount)]
+
+    # --- re-entry on request (`reentry_auto` false) ---------------------------------------
+
+    def waiting(self, player: str) -> bool:
+        """Whether the player busted while registration is open and waits for his place."""
+        return any(who.player == player for who, _, _ in self._busted)
+
+    def verify_reenter(self, play: Play, player: str, deposit: int) -> None:
+        """Raise the typed error `reenter` would raise, or nothing: the player busted and
+        waits for his place, registration is open, he has re-entries left, an entry is left,
+        and his account holds the price once `deposit` is in."""
+        registration = play.registration
+        rules = registration.rules
+        if not self.waiting(player):
+            raise ReentryError(f"{player} has not busted: a re-entry follows a bust")
+        if not (self._registering(play) and registration.is_open()):
+            raise RegistrationClosedError(
+                f"REG-1: late registration (and re-entry) ended with level {self._levels}"
+            )
+        if self._reentered.get(player, 0) >= self._reentries:
+            raise ReentryError(f"{player} has used all {self._reentries} re-entries")
+        if rules.max_entries is not None and registration.entries >= rules.max_entries:
+            raise TournamentFullError(f"all {rules.max_entries} entries are taken")
+        if deposit < 0:
+            raise InsufficientFundsError(f"a deposit is whole cents, not {deposit}")
+        held = registration.ledger.balance_of(player)
+        if held + deposit < rules.price:
+            raise InsufficientFundsError(
+                f"REG-1: {player} brings {deposit} to the {held} he holds, the entry is "
+                f"{rules.price}"
+            )
+
+    def reenter(
+        self, play: Play, player: str, *, now: float, rng: random.Random, deposit: int = 0
+    ) -> list[Event]:
+        """LATE: a busted player waiting for his place enters again because he asked,
+        bringing `deposit` cents into his account (`player_funded` leads the step, as for a
+        late registrant the start did not fund), checked first (`verify_reenter`): a new
+        entry at the full price and a random seat, as an automatic re-entry takes."""
+        self.verify_reenter(play, player, deposit)
+        registration = play.registration
+        events: list[Event] = []
+        if deposit:
+            registration.ledger.deposit(player, deposit, now=now)
+            events.append(PlayerFunded(player=player, amount=deposit))
+        self._busted = [b for b in self._busted if b[0].player != player]
+        events += registration.eliminated(player, now=now)
+        events += registration.register(player, now=now)
+        return events + self._seat(play, player, reentry=True, rng=rng)
 
     # --- the structure's hooks ------------------------------------------------------------
 
@@ -153,7 +210,8 @@ class LateEntry(Structure):
         entry (what `Registration.register` will check once the player is out)."""
         rules = play.registration.rules
         return (
-            self._registering(play)
+            self._reentry_auto
+            and self._registering(play)
             and self._reentered.get(player, 0) < self._reentries
             and play.registration.ledger.balance_of(player) >= rules.price
             and (rules.max_entries is None or play.registration.entries < rules.max_entries)

@@ -27,7 +27,10 @@ and `<tournament>/ticket-back/<posting>` (given back); `<tournament>/ticket-cash
 (CRASH-1: a ticket not spent, paid in cash). A late
 entry into a running tournament (`pay_late_entry`) is debited once per attempt under
 `<tournament>/late-entry/<player>/<nonce>`, logged by the desk with the registration, and
-credited back under that key plus `/refused` when the orchestrator refuses it.
+credited back under that key plus `/refused` when the orchestrator refuses it. A re-entry
+(`pay_reentry`, `orchestrator.frontdoor.reentry`) is debited under
+`<tournament>/reentry/<player>/<entry>-<nonce>`, a key the desk logs before the debit, so a
+restart repeats it and credits it back (`undo_reentry`) when the run never took the entry.
 """
 
 from __future__ import annotations
@@ -138,6 +141,29 @@ class Cashier:
         """A late entry the orchestrator refused: its debit (`key`) credited back."""
         if price:
             self.accounts.credit(player, price, key=f"{key}/refused")
+
+    def reentry_key(self, tournament: str, player: str, entry: int) -> str:
+        """The key of one attempt at the player's `entry`-th entry (a re-entry): logged
+        before its debit, so a restart finds it."""
+        return f"{tournament}/reentry/{player}/{entry}-{uuid.uuid4().hex[:12]}"
+
+    def pay_reentry(self, key: str, player: str, price: int) -> None:
+        """LATE: a re-entry's price debited from the player's wallet (the orchestrator's core
+        takes the entry once funded with it); `InsufficientFundsError` moves nothing."""
+        if price:
+            self.accounts.debit(player, price, key=key)
+
+    def undo_reentry(self, key: str, player: str, price: int) -> None:
+        """A re-entry the run never took: its debit made sure of (repeated under its key:
+        nothing moves if it landed) and credited back. A wallet that refuses the repeat (too
+        little money) never had it taken: nothing to give back."""
+        if not price:
+            return
+        try:
+            self.accounts.debit(player, price, key=key)
+        except InsufficientFundsError:
+            return
+        self.accounts.credit(player, price, key=f"{key}/refused")
 
     def cash_out(
         self,

@@ -5,7 +5,9 @@ Lifecycle: announced -> registering -> running (<-> paused) -> finished, or canc
 of them. What must survive a restart of `mtt serve` goes to the Store port as a log per
 tournament under the id `<tournament>.frontdoor`: creation (the config text), registration
 opened, each registration and unregistration (the token's SHA-256 digest, never the token),
-the start and a cancellation. On start-up the desk replays those logs; a running tournament's
+the start and a cancellation; while it runs, each re-entry's payment (`reentry_paying`, then
+`reentered` or `reentry_refused`: `orchestrator.frontdoor.reentry`) and the time banks that
+changed (`time_bank`, TB-1). On start-up the desk replays those logs; a running tournament's
 orchestrator actor is found again by its name when the Ray cluster outlived the front door (its
 tables look this front door's gateway up in the gateway book), or launched again from the
 run's log in the store when the cluster went with it.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import re
@@ -57,6 +60,7 @@ from orchestrator.core.ledger import Ledger
 from orchestrator.core.rankings import Rankings, SkillLevel, SkillRange
 from orchestrator.core.registration import Registration, RegistrationRules, RegistrationState
 from orchestrator.core.satellite import Seats
+from orchestrator.core.time_bank import TimeBank
 from orchestrator.errors import (
     PACKAGE_ERRORS,
     ConfigError,
@@ -77,6 +81,7 @@ from orchestrator.frontdoor.errors import (
     refusal,
 )
 from orchestrator.frontdoor.hub import PlayerHub
+from orchestrator.frontdoor.reentry import Intent, Reentries, entered, reentry_record
 from orchestrator.shell.cancellation import find_stream
 from orchestrator.shell.errors import translate
 from orchestrator.shell.export import export_run, find_run, stream_name
@@ -141,6 +146,8 @@ class Entry:
     deal: DealState | None = None  # the latest deal proposed (DEAL-1), as the lobby shows it
     rebuys: dict[str, int] = field(default_factory=dict)  # RB-3: rebuys each player took
     entries: dict[str, int] = field(default_factory=dict)  # each player's entries (REG-1)
+    reentries: Reentries = field(default_factory=Reentries)  # offers, payments open (LATE)
+    banks: dict[str, TimeBank] = field(default_factory=dict)  # TB-1: changed, not yet kept
 
 
 def _rules(config: TournamentConfig, tournament_id: str) -> RegistrationRules:
@@ -179,6 +186,7 @@ class Desk:
         self._clock = clock
         self._entries: dict[str, Entry] = {}
         self._tokens: dict[str, tuple[str, str]] = {}  # token digest -> (tournament, player)
+        hub.keep_banks(self._keep_bank)  # TB-1: every bank's change goes to the store
 
     # --- reading ------------------------------------------------------------------------
 
@@ -222,14 +230,6 @@ class Desk:
             raise InvalidRequest(
                 "the front door seats registered players only: late_entries (late bots) and "
                 "[side_events] (RB-6, played by bots) are for `mtt run`"
-            )
-        if config.reentries:
-            # The orchestrator takes a re-entry at a bust from the run ledger's money, which
-            # the wallets fund with exactly the entries taken: only a bounty won, already
-            # credited to the wallet, could pay it (the same cents twice).
-            raise InvalidRequest(
-                "reentries: re-entries through the front door are not paid from the players' "
-                "wallets yet; set reentries = 0 (late registration works)"
             )
         self._check_satellite(config)
         tournament_id = tournament_id or self._unique(config.name)
@@ -376,6 +376,11 @@ class Desk:
         orchestrator = entry.orchestrator
         if orchestrator is None:
             raise WrongState(f"the tournament is not running ({entry.state})")
+        if player in self.players(entry):  # before any debit; a bust re-enters on his stream
+            raise WrongState(
+                f"{player} has entered this tournament already: a re-entry follows a bust, "
+                "asked for on the player's stream (reenter)"
+            )
         price = entry.registration.rules.price
         with _translated():
             key = self._cashier.pay_late_entry(entry.tournament_id, player, price)
@@ -399,6 +404,110 @@ class Desk:
         entry.late = (*entry.late, player)
         await self._shown(entry, lambda: player in entry.entries)  # in the prize pool shown
         return token
+
+    async def reenter(self, tournament_id: str, player: str) -> None:
+        """LATE: the player takes the re-entry he was offered (`reentry`), its price paid from
+        his wallet: the intent is logged with the debit's key, the debit made, the entry
+        brought to the orchestrator (`player_funded`, as for a late registrant) and the
+        outcome logged; refused with nothing moved (no offer, a payment already open, too
+        little money, the core's refusal: the debit credited back)."""
+        entry = self._playing(tournament_id, player)
+        offer = entry.reentries.offers.get(player)
+        if offer is None:
+            raise WrongState(
+                f"{player} has no re-entry offered: one follows a bust with re-entries left, "
+                "while late registration lasts"
+            )
+        if entry.reentries.opening(player) is not None:
+            raise WrongState(f"{player}'s re-entry is being paid already")
+        orchestrator = entry.orchestrator
+        assert orchestrator is not None  # `_playing`
+        price = entry.registration.rules.price
+        key = self._cashier.reentry_key(tournament_id, player, offer.entry)
+        intent = Intent(player, offer.entry, key)
+        self._persist(entry, reentry_record("reentry_paying", intent))  # before the debit
+        entry.reentries.open[key] = intent
+        try:
+            with _translated():
+                self._cashier.pay_reentry(key, player, price)
+        except FrontDoorError:  # refused (nothing moved), or unreachable (it may have landed)
+            self._undo_reentry(entry, intent)
+            raise
+        try:
+            await orchestrator.register_late(player, price)
+        except OrchestratorError as exc:  # the core refused: nothing changed in the run
+            self._undo_reentry(entry, intent)
+            raise refusal(exc, "reenter refused") from exc
+        except PACKAGE_ERRORS as exc:  # the actor gone: the intent stays open (`restore`)
+            raise refusal(exc) from exc
+        self._close_reentry(entry, "reentered", intent)
+        await self._shown(entry, lambda: entry.entries.get(player, 0) >= offer.entry)
+
+    def reentry_offer(self, tournament_id: str, player: str) -> pb.ServerMessage | None:
+        """The re-entry offer standing for the player (sent again on a new stream), or None."""
+        entry = self._entries.get(tournament_id)
+        offer = None if entry is None else entry.reentries.offers.get(player)
+        if offer is None:
+            return None
+        return offer.message()
+
+    def _keep_bank(self, tournament_id: str, player: str, bank: TimeBank) -> None:
+        """TB-1: a player's bank changed (spent, emptied, refilled): written to the desk's
+        log with the others changed since, at the next poll of the run (`_write_banks`)."""
+        entry = self._entries.get(tournament_id)
+        if entry is not None:
+            entry.banks[player] = bank
+
+    def _write_banks(self, entry: Entry) -> None:
+        """TB-1: the banks changed since the last poll, in one write (not one per action on
+        the event loop), so a restarted front door gives them back (`_replay`). A store that
+        fails keeps them for the next poll."""
+        if not entry.banks:
+            return
+        records = [
+            {"type": "time_bank", "player": player, "seconds": bank.seconds, "level": bank.level}
+            for player, bank in entry.banks.items()
+        ]
+        try:
+            self._persist_all(entry, records)
+        except FrontDoorError as exc:
+            log.error("%s: time banks not kept yet: %s", entry.tournament_id, exc)
+            return
+        entry.banks.clear()
+
+    def _undo_reentry(self, entry: Entry, intent: Intent) -> None:
+        """A re-entry the run did not take: its debit made sure of and credited back
+        (`Cashier.undo_reentry`), then closed; a wallet that cannot be reached leaves it open,
+        for the next restart (`_settle_reentries`)."""
+        price = entry.registration.rules.price
+        try:
+            with _translated():
+                self._cashier.undo_reentry(intent.key, intent.player, price)
+        except FrontDoorError as exc:
+            log.error("%s: re-entry %s left open: %s", entry.tournament_id, intent.key, exc)
+            return
+        self._close_reentry(entry, "reentry_refused", intent)
+
+    def _close_reentry(self, entry: Entry, kind: str, intent: Intent) -> None:
+        self._persist(entry, reentry_record(kind, intent))
+        entry.reentries.open.pop(intent.key, None)
+
+    def _settle_reentries(self, entry: Entry) -> None:
+        """After a restart: each re-entry payment left open by the crash is closed (the
+        crash window of `reenter`, `orchestrator.frontdoor.reentry`): the entry taken, or the
+        debit made sure of and credited back."""
+        if not entry.reentries.open:
+            return
+        try:
+            records = self._store.read(find_stream(self._store, entry.tournament_id))
+        except PACKAGE_ERRORS as exc:
+            log.error("%s: re-entries left open, the run unreadable: %s", entry.tournament_id, exc)
+            return
+        for intent in list(entry.reentries.open.values()):
+            if entered(records, intent):
+                self._close_reentry(entry, "reentered", intent)
+            else:
+                self._undo_reentry(entry, intent)
 
     async def request_rebuy(self, tournament_id: str, player: str) -> None:
         """RB-3: the player asks; the orchestrator takes the rebuy at his next hand boundary
@@ -624,6 +733,12 @@ class Desk:
             entry = self._new_entry(tournament_id, config, records[0]["config"])
             entry.logged = len(records)
             self._entries[tournament_id] = entry
+            for record in records:  # LATE: the re-entries being paid when it stopped
+                entry.reentries.replay(record)
+            try:
+                self._settle_reentries(entry)
+            except FrontDoorError as exc:  # the store refused the outcome: the next restart
+                log.error("%s: re-entries not settled: %s", tournament_id, exc)
             if any(r["type"] == "cancelled" for r in records):
                 self._restore_cancelled(entry, records)
                 continue
@@ -661,6 +776,9 @@ class Desk:
             elif kind == "registered_late":  # the orchestrator's log holds the entry
                 self._issue(entry, record["player"], record["token"])
                 entry.late = (*entry.late, record["player"])
+            elif kind == "time_bank":  # TB-1: the bank as the hub last had it
+                bank = TimeBank(float(record["seconds"]), int(record["level"]))
+                self._hub.restore_bank(entry.tournament_id, record["player"], bank)
 
     def _cannot_reschedule(self, entry: Entry, error: Exception) -> None:
         """CRASH-1's other branch: in registration and not replayable here, the tournament is
@@ -833,15 +951,23 @@ class Desk:
         self._hub.remove(entry.tournament_id, player)
 
     def _persist(self, entry: Entry, record: dict[str, Any]) -> None:
+        self._persist_all(entry, [record])
+
+    def _persist_all(self, entry: Entry, records: Sequence[dict[str, Any]]) -> None:
+        """The desk's records, in one write."""
         stream = entry.tournament_id + LOG_SUFFIX
         try:
             if entry.logged == 0:
                 self._store.register(stream, {"tournament": entry.tournament_id})
-            stored = {"seq": entry.logged + 1, "ts": self._clock(), "v": DESK_RECORD_VERSION}
-            self._store.append(stream, [{**stored, **record}])
+            ts = self._clock()
+            stored = [
+                {"seq": entry.logged + k, "ts": ts, "v": DESK_RECORD_VERSION, **record}
+                for k, record in enumerate(records, 1)
+            ]
+            self._store.append(stream, stored)
         except StoreError as exc:
             raise refusal(exc, "the store refused") from exc
-        entry.logged += 1
+        entry.logged += len(records)
 
     def _took(self, entry: Entry, records: list[EventRecord]) -> None:
         """The tournament's next records: kept for watchers, folded into its read model, and
@@ -850,6 +976,8 @@ class Desk:
         deal_changed = False
         for record in records:
             read = entry.model.apply_record(record)
+            if read is not None:
+                entry.reentries.saw(read.event)
             match None if read is None else read.event:
                 case PlayerEliminated(player=player, place=place):
                     self._hub.finished(tournament, player, place, "out")
@@ -889,11 +1017,26 @@ class Desk:
                         self._hub.finished(tournament, player, place, "deal")
                     elif place == 0 and entry.state == "paused":
                         entry.state = "running"  # play on for what was left
+        self._offer_reentries(entry)
         if deal_changed and entry.deal is not None:
             message = pb.ServerMessage(deal=entry.deal.message())
             for player in entry.deal.players:
                 tell(tournament, player, message)
         entry.events += records
+
+    def _offer_reentries(self, entry: Entry) -> None:
+        """LATE: each player the records just read busted, with a re-entry left while late
+        registration lasts, is offered it on his stream."""
+        model = entry.model
+        fresh = entry.reentries.decide(
+            entry.config,
+            level=model.level,
+            stacks=model.stacks,
+            entries=entry.entries,
+            price=entry.registration.rules.price,
+        )
+        for player, offer in fresh.items():
+            self._hub.tell(entry.tournament_id, player, offer.message())
 
     def _running(self, tournament_id: str, state: str) -> Entry:
         entry = self.get(tournament_id)
@@ -943,7 +1086,8 @@ class Desk:
         entry.stream = stream_name(entry.tournament_id, run_id)
         deposits, tickets = Cashier.handover(entry.registration.ledger)  # the entries taken
         orchestrator = OrchestratorHandle.launch(
-            entry.config.with_players(len(players)),
+            # LATE: a remote player re-enters when he asks, paid from his wallet (`reenter`)
+            dataclasses.replace(entry.config.with_players(len(players)), reentry_auto=False),
             players,
             deposits=deposits,
             tickets=tickets,  # SAT-3
@@ -972,6 +1116,7 @@ class Desk:
             fresh = await orchestrator.events_since(seen)
             self._took(entry, fresh)
             self._settle(entry)
+            self._write_banks(entry)
             if self._metrics is not None:  # the tournament metrics (orchestrator.views.metrics)
                 self._metrics.follow(entry.tournament_id, fresh)
                 timings = await orchestrator.timings_since_last_call()
@@ -984,6 +1129,7 @@ class Desk:
                 break
             await asyncio.sleep(EVENT_POLL_SECONDS)
         self._settle(entry)  # a wallet that failed at the last poll
+        self._write_banks(entry)
         with contextlib.suppress(Exception):  # every table done; the actor may go
             await orchestrator.complete()
         await self._export(entry)

@@ -16,6 +16,9 @@ that drops while the player is asked leaves the request standing while his clock
 limit, then the bank): a player who reconnects in time, with the same token, gets a `Resume`
 (the hand in progress, its public state, his bank) and the request again with the time left,
 and acts where he left off; if the clock runs out first, the table acts for him (OUT-3).
+Every change of a bank (spent beyond a limit, emptied, refilled) is handed to the keeper
+(`keep_banks`: the desk writes it to the store), and a restarted front door puts each bank
+back as it was (`restore_bank`): a bank survives a restart of `mtt serve` (TB-1).
 
 What a player receives is built from what the table sent for everyone (public state) and the
 hole cards addressed to that player's seat alone (`hand_started`): nothing else reaches them.
@@ -184,6 +187,18 @@ class PlayerHub:
         self._on_timeout = on_timeout
         self._on_roundtrip = on_roundtrip
         self._clock = clock
+        self._keep_bank: Callable[[str, str, TimeBank], None] = lambda t, p, b: None
+
+    def keep_banks(self, keeper: Callable[[str, str, TimeBank], None]) -> None:
+        """TB-1: `keeper(tournament, player, bank)` is called with every bank that changed
+        (the desk keeps them in the store, so a restart finds them)."""
+        self._keep_bank = keeper
+
+    def restore_bank(self, tournament: str, player: str, bank: TimeBank) -> None:
+        """TB-1 after a restart: the player's bank as it was kept (not kept again)."""
+        state = self._players.get((tournament, player))
+        if state is not None:
+            state.bank = bank
 
     # --- players and streams ------------------------------------------------------------
 
@@ -327,7 +342,12 @@ class PlayerHub:
             if state is None:
                 continue
             moved_from, state.table = state.table, start.table
-            state.bank = state.bank.at_level(start.level, state.rules)  # TB-1 refills
+            self._set_bank(
+                start.tournament_id,
+                seat.player,
+                state,
+                state.bank.at_level(start.level, state.rules),
+            )  # TB-1 refills
             state.hand = pb.HandView(
                 table=start.table,
                 hand=start.hand,
@@ -376,7 +396,7 @@ class PlayerHub:
             if state.pending is pending:  # OUT-1, TB-1: limit and bank gone; OUT-3 if away
                 log.info("%s/%s timed out: Out (OUT-1)", request.tournament_id, request.player)
                 self._finish(state, gw.SeatActionReply())
-                state.bank = state.bank.emptied()
+                self._set_bank(*key, state, state.bank.emptied())
                 self._on_timeout()
                 if state.connection is not None:
                     state.out = "timeout"  # until "I'm back"
@@ -449,10 +469,20 @@ class PlayerHub:
         pending, state.pending = state.pending, None
         if pending is None:
             return
-        state.bank = pending.bank_at(self._clock())  # TB-1
+        request = pending.request
+        self._set_bank(
+            request.tournament_id, request.player, state, pending.bank_at(self._clock())
+        )  # TB-1
         self._requests.pop(pending.request_id, None)
         if not pending.answer.done():
             pending.answer.set_result(reply)
+
+    def _set_bank(self, tournament: str, player: str, state: _Player, bank: TimeBank) -> None:
+        """The player's bank is now `bank`; a change goes to the keeper (TB-1)."""
+        if bank == state.bank:
+            return
+        state.bank = bank
+        self._keep_bank(tournament, player, bank)
 
     def _bank_now(self, state: _Player) -> TimeBank:
         """The player's bank as it stands now: running, while he is being asked."""

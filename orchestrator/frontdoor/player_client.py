@@ -152,7 +152,10 @@ class PlayerClient:
 
     def _submit(self, line: str) -> None:
         try:
-            command = parse_command(line, self.view.legal)
+            view = self.view
+            command = parse_command(
+                line, view.legal, deal=view.deal_waiting, reentry=view.reentry is not None
+            )
         except InvalidRequest as exc:
             self.view.note(f"{line.strip() or '(empty)'}: {exc}. Try again.")
             return
@@ -164,6 +167,17 @@ class PlayerClient:
             self._outbox.put_nowait(pb.PlayerMessage(sit_out=pb.SitOut()))
         elif command.kind is CommandKind.BACK:
             self._outbox.put_nowait(pb.PlayerMessage(back=pb.Back()))
+        elif command.kind is CommandKind.REBUY:  # RB-3
+            self._outbox.put_nowait(pb.PlayerMessage(rebuy=pb.RebuyRequest()))
+            self.view.note("you: rebuy")
+        elif command.kind in (CommandKind.ACCEPT, CommandKind.DECLINE):  # DEAL-1
+            accept = command.kind is CommandKind.ACCEPT
+            answer = pb.DealAnswer(accept=accept)
+            self._outbox.put_nowait(pb.PlayerMessage(deal_answer=answer))
+            self.view.note(f"you: {'accept' if accept else 'decline'} the deal")
+        elif command.kind is CommandKind.REENTER:  # LATE
+            self._outbox.put_nowait(pb.PlayerMessage(reenter=pb.ReentryRequest()))
+            self.view.note("you: re-enter")
         else:
             self._act(command)
 

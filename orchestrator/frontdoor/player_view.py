@@ -11,6 +11,10 @@ cards, the board, the hands shown. He sees for himself that the deck was fixed b
 
 `parse_command` turns a typed line into a `Command`, or raises `InvalidRequest` saying why it
 cannot be played now (the legal actions of his prompt decide), so the client asks again.
+Besides the actions: `rb` asks for a rebuy (RB-3: the server says whether he may), `y` / `n`
+accept or decline the deal put to him (DEAL-1, only while it waits for his answer), and `e`
+takes the re-entry offered to him after a bust (LATE, only while it stands). The screen shows
+the deal (his share) and the re-entry (its price) with their keys while they wait for him.
 
 >>> legal = gw.Legal(can_fold=True, call_amount=50, can_raise=True, min_raise_to=100,
 ...                  max_raise_to=990)
@@ -32,6 +36,7 @@ from enum import StrEnum
 
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator.frontdoor.errors import InvalidRequest
+from orchestrator.views.amounts import money
 from rng_service.commit import verify_commitment
 from rng_service.deck import is_deck
 from table_worker._proto import gateway_pb2 as gw
@@ -50,7 +55,7 @@ __all__ = [
 
 HELP = (
     "f fold | k check | c check/call | r N or b N raise/bet to N | a all-in | "
-    "s sit out | back I'm back | q quit"
+    "s sit out | back I'm back | rb rebuy | y/n deal | e re-enter | q quit"
 )
 NOTES = 8  # the last lines of news kept under the table
 _STREETS = ("pre-flop", "flop", "turn", "river", "over")
@@ -63,6 +68,10 @@ class CommandKind(StrEnum):
     ACT = "act"  # an Action for the pending prompt
     SIT_OUT = "sit_out"
     BACK = "back"  # "I'm back" (OUT-1)
+    REBUY = "rebuy"  # RB-3: a rebuy, taken at his next hand boundary if he may
+    ACCEPT = "accept"  # DEAL-1: his answer to the deal waiting for it
+    DECLINE = "decline"
+    REENTER = "reenter"  # LATE: the re-entry offered after his bust
     HELP = "help"
     QUIT = "quit"
 
@@ -99,6 +108,17 @@ _WORDS = {  # what he may type -> the one word the parser acts on
     "q": "quit",
     "quit": "quit",
     "exit": "quit",
+    "rb": "rebuy",
+    "rebuy": "rebuy",
+    "y": "accept",
+    "yes": "accept",
+    "accept": "accept",
+    "n": "decline",
+    "no": "decline",
+    "decline": "decline",
+    "e": "reenter",
+    "reenter": "reenter",
+    "re-enter": "reenter",
 }
 
 # The words that need no prompt: anything else is an action, played only when asked.
@@ -107,20 +127,34 @@ _NOT_ACTIONS = {
     "quit": CommandKind.QUIT,
     "sit": CommandKind.SIT_OUT,
     "back": CommandKind.BACK,
+    "rebuy": CommandKind.REBUY,  # the server checks RB-3's terms and says
 }
 
 
-def parse_command(text: str, legal: gw.Legal | None) -> Command:
-    """The command a typed line means; `legal` is the pending prompt's (None: not his turn).
-    InvalidRequest says why a line cannot be played now; nothing is sent then."""
+def parse_command(
+    text: str, legal: gw.Legal | None, *, deal: bool = False, reentry: bool = False
+) -> Command:
+    """The command a typed line means; `legal` is the pending prompt's (None: not his turn),
+    `deal` whether a deal waits for his answer, `reentry` whether a re-entry is offered to
+    him. InvalidRequest says why a line cannot be played now; nothing is sent then."""
     words = text.strip().lower().split()
     if not words:
         raise InvalidRequest(f"type a command: {HELP}")
     word = _WORDS.get(words[0])
     if word is None:
         raise InvalidRequest(f"unknown command {words[0]!r}: type h for help")
+    if word in ("accept", "decline", "reenter") and len(words) > 1:
+        raise InvalidRequest(f"{words[0]!r} takes nothing after it")
     if word in _NOT_ACTIONS:
         return Command(_NOT_ACTIONS[word])
+    if word in ("accept", "decline"):
+        if not deal:
+            raise InvalidRequest("no deal is waiting for your answer")
+        return Command(CommandKind.ACCEPT if word == "accept" else CommandKind.DECLINE)
+    if word == "reenter":
+        if not reentry:
+            raise InvalidRequest("no re-entry is offered to you (one may follow a bust)")
+        return Command(CommandKind.REENTER)
     if legal is None:
         raise InvalidRequest("not your turn: wait until you are asked to act")
     if word != "raise" and len(words) > 1:
@@ -231,12 +265,22 @@ class TableView:
         self.prompt: _Prompt | None = None
         self.result: pb.HandResult | None = None  # the last hand's, until the next starts
         self.finished: pb.Finished | None = None
+        self.deal: pb.DealStatus | None = None  # the latest deal put to him (DEAL-1)
+        self.reentry: pb.ReentryOffer | None = None  # the re-entry offered him (LATE)
         self.notes: deque[str] = deque(maxlen=NOTES)
 
     @property
     def legal(self) -> gw.Legal | None:
         """The pending prompt's legal actions; None when it is not his turn."""
         return self.prompt.request.legal if self.prompt is not None else None
+
+    @property
+    def deal_waiting(self) -> bool:
+        """Whether a deal waits for his answer (DEAL-1)."""
+        deal = self.deal
+        if deal is None or deal.state != "proposed":
+            return False
+        return any(s.player == self.player and not s.answer for s in deal.shares)
 
     def note(self, text: str) -> None:
         self.notes.append(text)
@@ -274,11 +318,36 @@ class TableView:
                 self.note(f"you are Out ({status.reason}): type back when you are back")
         elif kind == "error":
             self.note(f"refused: {message.error.message}")
+        elif kind in ("deal", "reentry_offer", "rebuy_accepted", "chips_added", "bounty_won"):
+            self._structure(message, kind)
         elif kind == "finished":
             self.finished = message.finished
-            self.prompt, self.state = None, "over"
+            self.prompt, self.state, self.reentry = None, "over", None
             place = message.finished.place
             self.note(f"tournament over: place {place}" if place else "tournament over")
+
+    def _structure(self, message: pb.ServerMessage, kind: str) -> None:
+        """What the structures tell him: a deal, a re-entry offered, rebuys and chips added,
+        a bounty won."""
+        if kind == "deal":
+            self.deal = message.deal
+            self.note(_deal_text(message.deal, self.player))
+        elif kind == "reentry_offer":
+            offer = self.reentry = message.reentry_offer
+            self.note(
+                f"you busted: re-enter for {money(offer.price)} (e) until level "
+                f"{offer.until_level} ends"
+            )
+        elif kind == "rebuy_accepted":
+            self.note("rebuy taken: its chips come at your next hand")
+        elif kind == "chips_added":
+            added = message.chips_added
+            if added.kind == "reentry":
+                self.reentry = None
+            self.note(f"{added.kind}: {added.chips:,} chips added to your stack")
+        else:
+            won = message.bounty_won
+            self.note(f"you knocked out {won.eliminated}: bounty {money(won.cash)} paid to you")
 
     def _start(self, view: pb.HandView) -> None:
         self.hand, self.public, self.result, self.prompt = view, None, None, None
@@ -373,6 +442,20 @@ class TableView:
     def _turn(self, now: float) -> list[str]:
         if self.finished is not None:
             return ["the tournament is over for you: q to quit"]
+        asked = []
+        if self.deal_waiting and self.deal is not None:
+            share = next(s for s in self.deal.shares if s.player == self.player)
+            asked.append(
+                f"DEAL ({self.deal.kind}): {money(share.amount)} for you: accept (y) or decline (n)"
+            )
+        if self.reentry is not None:
+            asked.append(
+                f"RE-ENTRY: entry {self.reentry.entry} for {money(self.reentry.price)} from "
+                f"your wallet (e), until level {self.reentry.until_level} ends"
+            )
+        return asked + self._prompt(now)
+
+    def _prompt(self, now: float) -> list[str]:
         prompt = self.prompt
         if prompt is None:
             return ["waiting for the others..." if self.hand is not None else ""]
@@ -404,6 +487,15 @@ def clock_text(request: pb.ActionPrompt, elapsed: float) -> str:
     bank = max(0.0, request.time_bank_seconds - max(0.0, elapsed - request.seconds))
     text = f"clock {clock:.0f}s  time bank {bank:.0f}s"
     return text + ("  (time bank running)" if clock == 0.0 and bank > 0.0 else "")
+
+
+def _deal_text(deal: pb.DealStatus, player: str) -> str:
+    mine = next((s for s in deal.shares if s.player == player), None)
+    share = f": {money(mine.amount)} for you" if mine is not None else ""
+    if deal.state == "proposed" and mine is not None and not mine.answer:
+        return f"deal proposed ({deal.kind}){share}: accept (y) or decline (n)"
+    answers = ", ".join(f"{s.player} {s.answer}" for s in deal.shares if s.answer)
+    return f"deal {deal.state} ({deal.kind}){share}" + (f"; {answers}" if answers else "")
 
 
 def _action_text(action: gw.PublicAction, names: dict[int, str]) -> str:

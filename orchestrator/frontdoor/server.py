@@ -47,7 +47,7 @@ GATEWAY_SERVICE = gw.DESCRIPTOR.services_by_name["TableGateway"].full_name
 # refused by grpc itself (RESOURCE_EXHAUSTED) before they reach us.
 MAX_MESSAGE_BYTES = 80 * 1024
 # What a player asks of the orchestrator over his stream, decided by the desk, not the hub.
-DESK_REQUESTS = ("rebuy", "deal_answer")
+DESK_REQUESTS = ("rebuy", "deal_answer", "reenter")
 ACTION_OBJECTIVE_SECONDS = 0.05  # the 50 ms action round-trip objective (a histogram bucket)
 
 
@@ -364,6 +364,9 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):
                 welcome=pb.Welcome(tournament_id=tournament, player=player, state=entry.state)
             )
         )
+        offer = self._desk.reentry_offer(tournament, player)  # LATE: it stands till answered
+        if offer is not None:
+            connection.send(offer)
         reader = asyncio.get_running_loop().create_task(self._read(requests, connection))
         try:
             while (message := await connection.outbox.get()) is not None:
@@ -386,7 +389,8 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):
 
     async def _ask_desk(self, connection: Connection, message: pb.PlayerMessage) -> None:
         """A request the orchestrator decides, for the stream's own player (his token's: a
-        player never asks for another): RB-3's rebuy, DEAL-1's answer. A refusal is sent back
+        player never asks for another): RB-3's rebuy, DEAL-1's answer, a re-entry (LATE,
+        accepted with its `chips_added`). A refusal is sent back
         on the stream; nothing changed."""
         tournament, player = connection.tournament, connection.player
         try:
@@ -394,6 +398,8 @@ class PlayerServicer(pb_grpc.PlayerServiceServicer):
             if message.WhichOneof("kind") == "rebuy":
                 await self._desk.request_rebuy(tournament, player)
                 connection.send(pb.ServerMessage(rebuy_accepted=pb.RebuyAccepted()))
+            elif message.WhichOneof("kind") == "reenter":
+                await self._desk.reenter(tournament, player)
             else:
                 await self._desk.answer_deal(tournament, player, message.deal_answer.accept)
         except FrontDoorError as exc:
