@@ -297,8 +297,17 @@ class BotPlayer:
         self._outbox.put_nowait(answer)
 
 
+# Each channel its own HTTP/2 connection, as each player's client is: by default the channels
+# of one process share one connection to a target, and the server admits 2,000 streams on a
+# connection (`frontdoor.server`), so 2,000 bots' Play streams left the operator's
+# StartTournament waiting forever and a registration storm's calls cancelled.
+OWN_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
+
+
 def channel(target: str, tls_ca: bytes | None) -> grpc.aio.Channel:
-    """A channel to `mtt serve`: TLS when a CA is given."""
+    """A channel to `mtt serve` on a connection of its own: TLS when a CA is given."""
     if tls_ca is None:
-        return grpc.aio.insecure_channel(target)
-    return grpc.aio.secure_channel(target, grpc.ssl_channel_credentials(tls_ca))
+        return grpc.aio.insecure_channel(target, options=OWN_CONNECTION)
+    return grpc.aio.secure_channel(
+        target, grpc.ssl_channel_credentials(tls_ca), options=OWN_CONNECTION
+    )
