@@ -7,10 +7,6 @@ neither; `synchronous=FULL`, as for the event log: money acknowledged is on disk
 from __future__ import annotations
 
 import hmac
-import sqlite3
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from orchestrator.errors import (
     AccountExistsError,
@@ -19,7 +15,6 @@ from orchestrator.errors import (
     InvalidAmountError,
     UnknownAccountError,
 )
-from orchestrator.shell.errors import store_error
 from orchestrator.shell.store.accounts import (
     MAX_CENTS,
     MoveKind,
@@ -30,6 +25,7 @@ from orchestrator.shell.store.accounts import (
     check_opening,
     check_target,
 )
+from orchestrator.shell.store.sqlite_file import SqliteFile
 
 __all__ = ["SqliteAccounts"]
 
@@ -56,37 +52,13 @@ CREATE TABLE IF NOT EXISTS wallet_tickets (  -- SAT-3: tickets held, per player 
 
 class SqliteAccounts:
     def __init__(self, path: str) -> None:
-        self._path = path
-        self._lock = threading.Lock()
-        try:
-            self._db = sqlite3.connect(
-                path, timeout=5.0, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise store_error(exc, f"sqlite accounts: cannot open {path!r}") from exc
-
-    @contextmanager
-    def _transaction(self, what: str) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self._db
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-            except sqlite3.Error as exc:
-                raise store_error(exc, f"sqlite accounts: {what}") from exc
+        self._file = SqliteFile(path, _SCHEMA, name="sqlite accounts")
 
     def open(self, account: str, *, balance: int, credential_digest: str) -> None:
         check_account(account)
         check_opening(balance)
         check_digest(credential_digest)
-        with self._transaction(f"open {account!r}") as db:
+        with self._file.transaction(f"open {account!r}") as db:
             if db.execute("SELECT 1 FROM wallets WHERE account = ?", (account,)).fetchone():
                 raise AccountExistsError(f"the account {account!r} exists already")
             db.execute(
@@ -119,32 +91,26 @@ class SqliteAccounts:
     def tickets(self, account: str) -> dict[str, int]:
         if self._row(account) is None:
             raise UnknownAccountError(f"no account {account!r}")
-        with self._lock:
-            try:
-                rows = self._db.execute(
-                    "SELECT target, held FROM wallet_tickets WHERE account = ? ORDER BY target",
-                    (account,),
-                ).fetchall()
-            except sqlite3.Error as exc:
-                raise store_error(exc, f"sqlite accounts: tickets of {account!r}") from exc
+        rows = self._file.query(
+            f"tickets of {account!r}",
+            "SELECT target, held FROM wallet_tickets WHERE account = ? ORDER BY target",
+            (account,),
+        )
         return {str(target): int(held) for target, held in rows}
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._file.close()
 
     # --- internals -----------------------------------------------------------------------
 
     def _row(self, account: str) -> tuple[int, bytes] | None:
         check_account(account)
-        with self._lock:
-            try:
-                row = self._db.execute(
-                    "SELECT balance, credential FROM wallets WHERE account = ?", (account,)
-                ).fetchone()
-            except sqlite3.Error as exc:
-                raise store_error(exc, f"sqlite accounts: read {account!r}") from exc
-        return None if row is None else (int(row[0]), str(row[1]).encode())
+        rows = self._file.query(
+            f"read {account!r}",
+            "SELECT balance, credential FROM wallets WHERE account = ?",
+            (account,),
+        )
+        return (int(rows[0][0]), str(rows[0][1]).encode()) if rows else None
 
     def _move(
         self, account: str, kind: MoveKind, amount: int, key: str, *, target: str = ""
@@ -155,7 +121,7 @@ class SqliteAccounts:
         check_key(key)
         recorded = f"ticket-{kind} {target}" if target else kind
         what = f"{kind} {account!r}" + (f" (a ticket to {target})" if target else "")
-        with self._transaction(what) as db:
+        with self._file.transaction(what) as db:
             done = db.execute(
                 "SELECT account, kind, amount FROM wallet_moves WHERE key = ?", (key,)
             ).fetchone()

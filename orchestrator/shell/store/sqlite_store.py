@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from orchestrator.errors import (
@@ -35,7 +33,6 @@ from orchestrator.errors import (
     TournamentExists,
     UnknownTournament,
 )
-from orchestrator.shell.errors import store_error
 from orchestrator.shell.store.accounts import Accounts
 from orchestrator.shell.store.base import (
     StoredHand,
@@ -51,6 +48,7 @@ from orchestrator.shell.store.base import (
     ttl_millis,
 )
 from orchestrator.shell.store.sqlite_accounts import SqliteAccounts
+from orchestrator.shell.store.sqlite_file import SqliteFile
 from rng_service.store import DeckStore, SqliteDeckStore
 from rng_service.store.base import EPOCH_KEY
 
@@ -87,51 +85,13 @@ CREATE TABLE IF NOT EXISTS leases (
 """
 
 
-def _translate(exc: sqlite3.Error, what: str) -> StoreError:
-    # OperationalError ("database is locked", "unable to open") is StoreUnavailable: the table.
-    return store_error(exc, f"sqlite store: {what}")
-
-
 class SqliteStore:
     def __init__(self, path: str, *, clock: Callable[[], float] = time.time) -> None:
         self._path = path
         self._clock = clock
-        self._lock = threading.Lock()
+        self._file = SqliteFile(path, _SCHEMA, name="sqlite store")
         self._decks: DeckStore | None = None
         self._accounts: SqliteAccounts | None = None
-        try:
-            # check_same_thread=False: a shell may call from a worker thread; _lock serialises.
-            self._db = sqlite3.connect(
-                path, timeout=5.0, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise _translate(exc, f"cannot open {path!r}") from exc
-
-    @contextmanager
-    def _transaction(self, what: str) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE .. COMMIT under the lock: writers queue up instead of failing
-        mid-transaction; anything raised inside rolls back."""
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield self._db
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-            except sqlite3.Error as exc:
-                raise _translate(exc, what) from exc
-
-    def _query(self, what: str, sql: str, args: Sequence[Any] = ()) -> list[Any]:
-        with self._lock:
-            try:
-                return self._db.execute(sql, args).fetchall()
-            except sqlite3.Error as exc:
-                raise _translate(exc, what) from exc
 
     def _now_ms(self) -> int:
         return round(self._clock() * 1000)
@@ -151,7 +111,7 @@ class SqliteStore:
             return
         rows = [(tournament, r["seq"], encode_record(r)) for r in records]
         try:
-            with self._transaction(f"append to {tournament!r}") as db:
+            with self._file.transaction(f"append to {tournament!r}") as db:
                 if records:
                     (last,) = db.execute(
                         "SELECT coalesce(max(seq), 0) FROM events WHERE tournament = ?",
@@ -204,7 +164,7 @@ class SqliteStore:
     ) -> list[StoredHand]:
         check_tournament(tournament)
         table, hand = check_hand_page(after, limit) or (-1, -1)
-        rows = self._query(
+        rows = self._file.query(
             f"read hands of {tournament!r}",
             "SELECT tbl, hand, history FROM hands WHERE tournament = ? AND (tbl, hand) > (?, ?) "
             "ORDER BY tbl, hand LIMIT ?",
@@ -217,7 +177,7 @@ class SqliteStore:
     ) -> list[dict[str, Any]]:
         check_tournament(tournament)
         check_limit(after, limit)
-        rows = self._query(
+        rows = self._file.query(
             f"read {tournament!r}",
             "SELECT seq, record FROM events WHERE tournament = ? AND seq > ? ORDER BY seq LIMIT ?",
             (tournament, after, -1 if limit is None else limit),
@@ -226,7 +186,7 @@ class SqliteStore:
 
     def last_seq(self, tournament: str) -> int:
         check_tournament(tournament)
-        rows = self._query(
+        rows = self._file.query(
             f"last seq of {tournament!r}",
             "SELECT coalesce(max(seq), 0) FROM events WHERE tournament = ?",
             (tournament,),
@@ -237,7 +197,7 @@ class SqliteStore:
 
     def save_snapshot(self, tournament: str, seq: int, state: bytes) -> None:
         check_tournament(tournament)
-        with self._transaction(f"snapshot {tournament!r}") as db:
+        with self._file.transaction(f"snapshot {tournament!r}") as db:
             (last,) = db.execute(
                 "SELECT coalesce(max(seq), 0) FROM events WHERE tournament = ?", (tournament,)
             ).fetchone()
@@ -252,7 +212,7 @@ class SqliteStore:
 
     def load_snapshot(self, tournament: str) -> tuple[int, bytes] | None:
         check_tournament(tournament)
-        rows = self._query(
+        rows = self._file.query(
             f"load snapshot of {tournament!r}",
             "SELECT seq, state FROM snapshots WHERE tournament = ?",
             (tournament,),
@@ -269,7 +229,7 @@ class SqliteStore:
     def register(self, tournament: str, meta: dict[str, Any]) -> None:
         check_tournament(tournament)
         text = json.dumps(meta, separators=(",", ":"), allow_nan=False)
-        with self._transaction(f"register {tournament!r}") as db:
+        with self._file.transaction(f"register {tournament!r}") as db:
             cur = db.execute(
                 "INSERT OR IGNORE INTO tournaments (name, meta) VALUES (?, ?)", (tournament, text)
             )
@@ -277,12 +237,12 @@ class SqliteStore:
                 raise TournamentExists(f"tournament {tournament!r} is already registered")
 
     def tournaments(self) -> list[str]:
-        rows = self._query("list tournaments", "SELECT name FROM tournaments ORDER BY name")
+        rows = self._file.query("list tournaments", "SELECT name FROM tournaments ORDER BY name")
         return [name for (name,) in rows]
 
     def meta(self, tournament: str) -> dict[str, Any]:
         check_tournament(tournament)
-        rows = self._query(
+        rows = self._file.query(
             f"meta of {tournament!r}", "SELECT meta FROM tournaments WHERE name = ?", (tournament,)
         )
         if not rows:
@@ -294,7 +254,7 @@ class SqliteStore:
     def acquire(self, tournament: str, owner: str, ttl_seconds: float) -> bool:
         check_tournament(tournament)
         ttl = ttl_millis(ttl_seconds)
-        with self._transaction(f"acquire lease on {tournament!r}") as db:
+        with self._file.transaction(f"acquire lease on {tournament!r}") as db:
             now = self._now_ms()
             cur = db.execute(
                 "INSERT INTO leases (tournament, owner, expires_ms) VALUES (?, ?, ?) "
@@ -308,7 +268,7 @@ class SqliteStore:
     def renew(self, tournament: str, owner: str, ttl_seconds: float) -> bool:
         check_tournament(tournament)
         ttl = ttl_millis(ttl_seconds)
-        with self._transaction(f"renew lease on {tournament!r}") as db:
+        with self._file.transaction(f"renew lease on {tournament!r}") as db:
             now = self._now_ms()
             # An expired lease is lost even if nobody took it yet, as on Redis (the key is gone).
             cur = db.execute(
@@ -320,12 +280,12 @@ class SqliteStore:
 
     def release(self, tournament: str, owner: str) -> None:
         check_tournament(tournament)
-        with self._transaction(f"release lease on {tournament!r}") as db:
+        with self._file.transaction(f"release lease on {tournament!r}") as db:
             db.execute("DELETE FROM leases WHERE tournament = ? AND owner = ?", (tournament, owner))
 
     def owner(self, tournament: str) -> str | None:
         check_tournament(tournament)
-        rows = self._query(
+        rows = self._file.query(
             f"lease owner of {tournament!r}",
             "SELECT owner FROM leases WHERE tournament = ? AND expires_ms > ?",
             (tournament, self._now_ms()),
@@ -335,15 +295,13 @@ class SqliteStore:
     # -- used decks, lifecycle --------------------------------------------------------------
 
     def check_epoch(self, expected: str) -> None:
-        with self._lock:
+        with self._file.reading("read the store's epoch") as db:
             try:
-                row = self._db.execute(
+                row = db.execute(
                     "SELECT epoch FROM store_epoch WHERE name = ?", (EPOCH_KEY,)
                 ).fetchone()
             except sqlite3.OperationalError:  # no such table: no deck store was ever opened
                 row = None
-            except sqlite3.Error as exc:
-                raise _translate(exc, "read the store's epoch") from exc
         found = None if row is None else str(row[0])
         if found != expected:
             raise store_lost(f"sqlite:///{self._path}", expected, found)
@@ -365,5 +323,4 @@ class SqliteStore:
             self._decks.close()
         if self._accounts is not None:
             self._accounts.close()
-        with self._lock:
-            self._db.close()
+        self._file.close()
