@@ -3,5 +3,7 @@
 import sys
 
 from rng_service.cli import main
+from rng_service.parent import exit_with_parent
 
+exit_with_parent()
 sys.exit(main())

@@ -18,7 +18,6 @@ health every few seconds and says in one line when it stops answering and when i
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import subprocess
@@ -28,17 +27,17 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from orchestrator.errors import RemoteUnavailable, StoreLost
 from rng_service.cli import STORE_LOST
+from rng_service.parent import EXIT_WITH_PARENT
 
 __all__ = [
     "DeckService",
     "Decks",
     "WatchedDecks",
     "deck_service",
-    "exit_with_parent",
     "watched_deck_service",
 ]
 
@@ -47,29 +46,6 @@ Say = Callable[[str], None]
 CHECK_SECONDS = 0.5  # how often the supervisor looks at its child
 RESTART_BACKOFF = (0.2, 5.0)  # seconds between attempts to start it again: first, most
 HEALTH_SECONDS = 2.0  # how often an external deck service is asked for its health
-
-_PR_SET_PDEATHSIG = 1  # linux/prctl.h
-_libc: Any = None
-
-
-def exit_with_parent() -> Callable[[], None]:
-    """A `preexec_fn` for `subprocess.Popen`: the child gets SIGTERM when this process dies,
-    however it dies (Linux; a no-op elsewhere). The C library is looked up here, in the
-    parent, so the child between fork and exec only makes one system call."""
-    global _libc
-    parent = os.getpid()
-    if not sys.platform.startswith("linux"):
-        return lambda: None
-    if _libc is None:
-        _libc = ctypes.CDLL(None, use_errno=True)
-    prctl = _libc.prctl
-
-    def in_the_child() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before the call took effect
-            os._exit(1)
-
-    return in_the_child
 
 
 class DeckService:
@@ -124,7 +100,10 @@ class DeckService:
     def _spawn(self) -> str:
         """Start the child; the first line it says ('' if it died first)."""
         self._process = subprocess.Popen(
-            self._command(), stdout=subprocess.PIPE, text=True, preexec_fn=exit_with_parent()
+            self._command(),
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, EXIT_WITH_PARENT: str(os.getpid())},  # it dies with this one
         )
         assert self._process.stdout is not None
         return self._process.stdout.readline()
