@@ -32,10 +32,12 @@ CONFIG = {
         "name": "nofiles",
         "players": 30,
         "max_per_table": 6,
-        "starting_stack": 1500,
+        # Deep stacks and long levels, to be watched over several of the driver's polls (0.5 s
+        # apart): a 1,500-chip field at 5-hand levels was sometimes played out in under two.
+        "starting_stack": 6000,
         "buy_in": 100,
     },
-    "levels": {"unit": "hands", "length": 5, "blinds": [[10, 20], [25, 50], [50, 100]]},
+    "levels": {"unit": "hands", "length": 20, "blinds": [[10, 20], [25, 50], [50, 100]]},
 }
 
 
