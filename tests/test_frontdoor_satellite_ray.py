@@ -1,7 +1,8 @@
 """A satellite and its target through a real `mtt serve` (its own local Ray, deck service and
 SQLite store, all on 127.0.0.1), played by bots over gRPC (SAT-1..SAT-3): the satellite's seat
-winners hold tickets in their wallets (`mtt ctl account`), register for the target with their
-credentials and their tickets (no cash moves), the target plays to its end, both exported
+winners hold tickets in their wallets (`mtt ctl account`) and enter the target by their tickets
+(no cash moves), one registering himself with his credential and the other registered by the
+operator (`mtt ctl register --ticket`), the target plays to its end, both exported
 runs audit clean, and every cent of the wallets and the two ledgers balances. Refused with
 nothing moved: a satellite whose target is not at this front door, a ticket to another
 tournament, a ticket spent."""
@@ -101,11 +102,16 @@ async def play_to_end(
     return events
 
 
-def ctl_account(server: Server, player: str) -> dict[str, Any]:
+def ctl(server: Server, *words: str) -> subprocess.CompletedProcess[str]:
+    """`mtt ctl WORDS --json` against the server, as an operator types it."""
     env = os.environ | {"MTT_OPERATOR_TOKEN": OPERATOR}
-    command = [sys.executable, "-m", "orchestrator.cli.main", "ctl", "account", player]
+    command = [sys.executable, "-m", "orchestrator.cli.main", "ctl", *words]
     command += ["--target", server.target, "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+
+def ctl_account(server: Server, player: str) -> dict[str, Any]:
+    done = ctl(server, "account", player)
     assert done.returncode == 0, done.stderr
     shown: dict[str, Any] = json.loads(done.stdout)
     return shown
@@ -140,7 +146,14 @@ def test_sat3_satellite_winners_enter_the_target_by_ticket_through_the_front_doo
                 request = pb.RegisterRequest(tournament_id=where, player=who, ticket=True)
                 call = players.Register(request, metadata=bearer(credential))
                 refused[f"{who}->{where}"] = await status_of(call)
-            fleet = await fleet_of(channel, server, main, winners, ticket=True, stats=stats)
+            fleet = await fleet_of(channel, server, main, winners[:1], ticket=True, stats=stats)
+            # the operator registers the other winner by his ticket; a loser has none to use
+            for who in (loser, winners[1]):
+                done = await asyncio.to_thread(ctl, server, "register", main, who, "--ticket")
+                refused[f"ctl {who}"] = (done.returncode, done.stderr.count("\n"))
+            token = json.loads(done.stdout)["registered"][0]["token"]
+            bot = make_bot("strength", random.Random(winners[1]))
+            fleet.append(BotPlayer(winners[1], token, bot, channel, stats, lambda _: None))
             # spent once: registering again by the same ticket is refused
             credential = await wallet(channel, server.target, OPERATOR, winners[0])
             again = pb.RegisterRequest(tournament_id=main, player=winners[0], ticket=True)
@@ -174,6 +187,8 @@ def test_sat3_satellite_winners_enter_the_target_by_ticket_through_the_front_doo
         f"{winners[0]}->{run['other']}": grpc.StatusCode.FAILED_PRECONDITION,
         f"{run['loser']}->{main}": grpc.StatusCode.FAILED_PRECONDITION,
         "again": grpc.StatusCode.FAILED_PRECONDITION,
+        f"ctl {run['loser']}": (2, 1),  # one line, exit 2
+        f"ctl {winners[1]}": (0, 0),
     }
     # SAT-1/SAT-2: two seats, a ticket each, held in the wallet after the satellite
     assert len(winners) == 2

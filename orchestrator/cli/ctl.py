@@ -196,6 +196,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     verb("open", _open, "open registration (REG-1)")
     reg = verb("register", _register, "register players on their behalf (REG-1)")
     reg.add_argument("players", nargs="+", metavar="PLAYER")
+    reg.add_argument(
+        "--ticket",
+        action="store_true",
+        help="SAT-3: each entry paid by the player's satellite ticket to this tournament",
+    )
     verb("start", _start, "seat the registered players and deal (OUT-2)")
     verb("pause", _pause, "every table stops at its next boundary")
     verb("resume", _resume, "deal again, together (START-1)")
@@ -291,7 +296,7 @@ def _register(args: argparse.Namespace, client: OperatorClient) -> None:
     try:
         for player in args.players:
             try:
-                reply = client.register(args.tournament, player)
+                reply = client.register(args.tournament, player, ticket=args.ticket)
             except FrontDoorError as exc:
                 raise type(exc)(f"{player}: {exc}") from exc
             done.append({"player": reply.player, "token": reply.token})

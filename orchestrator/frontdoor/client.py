@@ -74,9 +74,10 @@ class OperatorClient:
     def open_registration(self, tournament_id: str) -> pb.TournamentInfo:
         return self._call(self._stub.OpenRegistration, _ref(tournament_id))
 
-    def register(self, tournament_id: str, player: str) -> pb.Registration:
-        """REG-1 on the player's behalf; the reply's token is the player's to keep."""
-        request = pb.PlayerRef(tournament_id=tournament_id, player=player)
+    def register(self, tournament_id: str, player: str, *, ticket: bool = False) -> pb.Registration:
+        """REG-1 on the player's behalf (SAT-3 `ticket`: paid by his ticket to this
+        tournament); the reply's token is the player's to keep."""
+        request = pb.PlayerRef(tournament_id=tournament_id, player=player, ticket=ticket)
         return self._call(self._stub.RegisterPlayer, request)
 
     def start(self, tournament_id: str) -> pb.TournamentInfo:

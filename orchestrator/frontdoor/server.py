@@ -196,7 +196,9 @@ class OperatorServicer(pb_grpc.OperatorServiceServicer):
     async def RegisterPlayer(self, request: pb.PlayerRef, context: Context) -> pb.Registration:
         try:
             self._auth.operator(context)
-            token = await self._desk.enter(request.tournament_id, request.player)
+            token = await self._desk.enter(
+                request.tournament_id, request.player, ticket=request.ticket
+            )
         except FrontDoorError as exc:
             await _refuse(context, exc)
         return pb.Registration(

@@ -32,15 +32,22 @@ Built-in backends: `SqliteAccounts` and `RedisAccounts`, at the same URL as the 
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from typing import Literal, Protocol
 
-from orchestrator.errors import InvalidAmountError, UnknownAccountError
+from orchestrator.errors import (
+    IdempotencyConflictError,
+    InsufficientFundsError,
+    InvalidAmountError,
+    UnknownAccountError,
+)
 
 __all__ = [
     "ACCOUNT_PATTERN",
     "KEY_PATTERN",
     "MAX_CENTS",
     "Accounts",
+    "KeyedMoves",
     "MoveKind",
     "check_account",
     "check_amount",
@@ -48,6 +55,10 @@ __all__ = [
     "check_key",
     "check_opening",
     "check_target",
+    "key_conflict",
+    "moved",
+    "overdraft",
+    "overflow",
 ]
 
 # 10 billion in cents: far above any wallet here, far below 2**53 (Redis's Lua numbers are
@@ -106,6 +117,56 @@ class Accounts(Protocol):
     def close(self) -> None:
         """Release connections."""
         ...
+
+
+class KeyedMoves(ABC):
+    """What the built-in backends share: each money and ticket call is one keyed move of a
+    held amount (`_move`), checked, named and refused in the same words on both."""
+
+    def debit(self, account: str, amount: int, *, key: str) -> int:
+        return self._checked(account, "debit", amount, key, target="")
+
+    def credit(self, account: str, amount: int, *, key: str) -> int:
+        return self._checked(account, "credit", amount, key, target="")
+
+    def credit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
+        return self._checked(account, "credit", value, key, target=check_target(target))
+
+    def debit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
+        return self._checked(account, "debit", value, key, target=check_target(target))
+
+    def _checked(self, account: str, kind: MoveKind, amount: int, key: str, *, target: str) -> int:
+        check_account(account)
+        check_amount(amount)
+        check_key(key)
+        return self._move(account, kind, amount, key, target=target)
+
+    @abstractmethod
+    def _move(self, account: str, kind: MoveKind, amount: int, key: str, *, target: str) -> int:
+        """Atomically: move `amount` cents of the account's cash (`target` empty) or of its
+        tickets to `target`, and record `key` for the move (`moved(kind, target)`); a key
+        recorded for this same move moves nothing and answers the amount held now. Raise
+        `UnknownAccountError`, `key_conflict`, `overdraft` or `overflow`."""
+
+
+def moved(kind: MoveKind, target: str) -> str:
+    """A move as its key records it: `debit`, `credit`, or SAT-3's `ticket-debit <target>`."""
+    return f"ticket-{kind} {target}" if target else kind
+
+
+def key_conflict(key: str, move: str, amount: int, account: str) -> IdempotencyConflictError:
+    return IdempotencyConflictError(
+        f"the key {key!r} was used for another movement, not a {move} of {amount} on {account!r}"
+    )
+
+
+def overdraft(account: str, held: int, amount: int, target: str) -> InsufficientFundsError:
+    what = f"in tickets to {target}" if target else "cents"
+    return InsufficientFundsError(f"{account!r} holds {held} {what}, {amount} were asked")
+
+
+def overflow(account: str) -> InvalidAmountError:
+    return InvalidAmountError(f"{account!r} would hold over {MAX_CENTS} cents")
 
 
 def check_account(account: object) -> str:

@@ -21,22 +21,21 @@ from redis.retry import Retry
 
 from orchestrator.errors import (
     AccountExistsError,
-    IdempotencyConflictError,
-    InsufficientFundsError,
-    InvalidAmountError,
     StoreError,
     UnknownAccountError,
 )
 from orchestrator.shell.errors import store_error
 from orchestrator.shell.store.accounts import (
     MAX_CENTS,
+    KeyedMoves,
     MoveKind,
     check_account,
-    check_amount,
     check_digest,
-    check_key,
     check_opening,
-    check_target,
+    key_conflict,
+    moved,
+    overdraft,
+    overflow,
 )
 
 __all__ = ["RedisAccounts"]
@@ -81,7 +80,7 @@ def _wallet_key(account: str) -> bytes:
     return f"mtt:wallet:{account}".encode()
 
 
-class RedisAccounts:
+class RedisAccounts(KeyedMoves):
     def __init__(self, url: str, *, timeout: float = 2.0) -> None:
         self._url = url
         try:
@@ -129,18 +128,6 @@ class RedisAccounts:
             raise UnknownAccountError(f"no account {account!r}")
         return int(held)
 
-    def debit(self, account: str, amount: int, *, key: str) -> int:
-        return self._move(account, "debit", amount, key)
-
-    def credit(self, account: str, amount: int, *, key: str) -> int:
-        return self._move(account, "credit", amount, key)
-
-    def credit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
-        return self._move(account, "credit", value, key, target=check_target(target))
-
-    def debit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
-        return self._move(account, "debit", value, key, target=check_target(target))
-
     def tickets(self, account: str) -> dict[str, int]:
         check_account(account)
         key = _wallet_key(account)
@@ -158,22 +145,15 @@ class RedisAccounts:
     def close(self) -> None:
         self._client.close()
 
-    def _move(
-        self, account: str, kind: MoveKind, amount: int, key: str, *, target: str = ""
-    ) -> int:
-        """A move of the cash balance, or (`target`) of the tickets held to that tournament."""
-        check_account(account)
-        check_amount(amount)
-        check_key(key)
+    def _move(self, account: str, kind: MoveKind, amount: int, key: str, *, target: str) -> int:
         change = -amount if kind == "debit" else amount
-        moved = f"ticket-{kind} {target}" if target else kind
-        recorded = f"{account} {moved} {amount}"
+        move = moved(kind, target)
         field = f"{_TICKET}{target}" if target else "balance"
         answer: Any = self._call(
             f"{kind} {account!r}",
             lambda: self._move_script(
                 keys=[_wallet_key(account), MOVES_KEY],
-                args=[key, recorded, change, MAX_CENTS, field],
+                args=[key, f"{account} {move} {amount}", change, MAX_CENTS, field],
             ),
         )
         status, value = int(answer[0]), answer[1]
@@ -182,11 +162,7 @@ class RedisAccounts:
         if status == 3:
             raise UnknownAccountError(f"no account {account!r}")
         if status == 2:
-            raise IdempotencyConflictError(
-                f"the key {key!r} was used for another movement, not a {moved} of {amount} on "
-                f"{account!r}"
-            )
+            raise key_conflict(key, move, amount, account)
         if status == 4:
-            raise InvalidAmountError(f"{account!r} would hold over {MAX_CENTS} cents")
-        held = f"in tickets to {target}" if target else "cents"
-        raise InsufficientFundsError(f"{account!r} holds {int(value)} {held}, {amount} were asked")
+            raise overflow(account)
+        raise overdraft(account, int(value), amount, target)

@@ -10,20 +10,19 @@ import hmac
 
 from orchestrator.errors import (
     AccountExistsError,
-    IdempotencyConflictError,
-    InsufficientFundsError,
-    InvalidAmountError,
     UnknownAccountError,
 )
 from orchestrator.shell.store.accounts import (
     MAX_CENTS,
+    KeyedMoves,
     MoveKind,
     check_account,
-    check_amount,
     check_digest,
-    check_key,
     check_opening,
-    check_target,
+    key_conflict,
+    moved,
+    overdraft,
+    overflow,
 )
 from orchestrator.shell.store.sqlite_file import SqliteFile
 
@@ -50,7 +49,7 @@ CREATE TABLE IF NOT EXISTS wallet_tickets (  -- SAT-3: tickets held, per player 
 """
 
 
-class SqliteAccounts:
+class SqliteAccounts(KeyedMoves):
     def __init__(self, path: str) -> None:
         self._file = SqliteFile(path, _SCHEMA, name="sqlite accounts")
 
@@ -76,18 +75,6 @@ class SqliteAccounts:
             raise UnknownAccountError(f"no account {account!r}")
         return row[0]
 
-    def debit(self, account: str, amount: int, *, key: str) -> int:
-        return self._move(account, "debit", amount, key)
-
-    def credit(self, account: str, amount: int, *, key: str) -> int:
-        return self._move(account, "credit", amount, key)
-
-    def credit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
-        return self._move(account, "credit", value, key, target=check_target(target))
-
-    def debit_ticket(self, account: str, target: str, value: int, *, key: str) -> int:
-        return self._move(account, "debit", value, key, target=check_target(target))
-
     def tickets(self, account: str) -> dict[str, int]:
         if self._row(account) is None:
             raise UnknownAccountError(f"no account {account!r}")
@@ -112,14 +99,8 @@ class SqliteAccounts:
         )
         return (int(rows[0][0]), str(rows[0][1]).encode()) if rows else None
 
-    def _move(
-        self, account: str, kind: MoveKind, amount: int, key: str, *, target: str = ""
-    ) -> int:
-        """A move of the cash balance, or (`target`) of the tickets held to that tournament."""
-        check_account(account)
-        check_amount(amount)
-        check_key(key)
-        recorded = f"ticket-{kind} {target}" if target else kind
+    def _move(self, account: str, kind: MoveKind, amount: int, key: str, *, target: str) -> int:
+        recorded = moved(kind, target)
         what = f"{kind} {account!r}" + (f" (a ticket to {target})" if target else "")
         with self._file.transaction(what) as db:
             done = db.execute(
@@ -136,19 +117,13 @@ class SqliteAccounts:
             balance = int(row[0])
             if done is not None:
                 if tuple(done) != (account, recorded, amount):
-                    raise IdempotencyConflictError(
-                        f"the key {key!r} was used for another movement, not a {recorded} of "
-                        f"{amount} on {account!r}"
-                    )
+                    raise key_conflict(key, recorded, amount, account)
                 return balance  # repeated: nothing moves again
             after = balance - amount if kind == "debit" else balance + amount
             if after < 0:
-                held = f"in tickets to {target}" if target else "cents"
-                raise InsufficientFundsError(
-                    f"{account!r} holds {balance} {held}, {amount} were asked"
-                )
+                raise overdraft(account, balance, amount, target)
             if after > MAX_CENTS:
-                raise InvalidAmountError(f"{account!r} would hold over {MAX_CENTS} cents")
+                raise overflow(account)
             if target:
                 db.execute(
                     "INSERT INTO wallet_tickets (account, target, held) VALUES (?, ?, ?) "
