@@ -110,3 +110,86 @@ def test_the_orchestrators_light_ray_class_answers_every_call_of_its_body_alike(
         }
 
     assert calls(OrchestratorCalls) == calls(Orchestrator)
+
+
+@pytest.mark.parametrize(
+    ("after_its_time", "ready", "due"),
+    [
+        (-0.1, 6, False),  # not yet its time
+        (0.0, 6, True),  # its time, every spare up
+        (2.0, 4, False),  # its time, waiting for the last spares
+        (None, 4, True),  # waited SPARES_PATIENCE for them: killed anyway (and said)
+    ],
+)
+def test_a_drills_kill_waits_for_every_spare_but_not_past_its_deadline(
+    after_its_time: float | None, ready: int, due: bool
+) -> None:
+    from orchestrator.shell.driver import SPARES_PATIENCE, kill_due
+
+    played = 1.0 + (SPARES_PATIENCE if after_its_time is None else after_its_time)
+    assert kill_due(played, kill_after=1.0, ready=ready, wanted=6) is due
+
+
+def test_a_drill_without_spares_kills_on_time() -> None:
+    from orchestrator.shell.driver import kill_due
+
+    assert kill_due(1.0, kill_after=1.0, ready=0, wanted=0)
+
+
+def drill_log(*events: tuple[str, float, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": kind, "ts": ts, **fields} for kind, ts, fields in events]
+
+
+def test_a_drills_phases_run_from_the_kill_to_the_last_tables_first_card() -> None:
+    """Ray reports the first loss, the restarts are logged, and each restarted table deals
+    its first card `seconds - deck_wait_seconds` before its first report."""
+    from orchestrator.shell.drill import restart_phases
+
+    log = drill_log(
+        ("tournament_started", 0.0, {}),
+        ("play_started", 3.0, {}),
+        ("hand_finished", 10.5, {"table": 3, "seconds": 0.1, "deck_wait_seconds": 0.0}),
+        ("hand_voided", 11.0, {"table": 3}),
+        ("table_lost", 11.1, {"table": 5}),
+        ("table_restarted", 11.3, {"table": 5}),
+        ("table_restarted", 11.4, {"table": 3}),
+        ("hand_finished", 11.9, {"table": 5, "seconds": 0.2, "deck_wait_seconds": 0.05}),
+        ("hand_finished", 12.2, {"table": 3, "seconds": 0.5, "deck_wait_seconds": 0.2}),
+        ("hand_finished", 12.9, {"table": 3, "seconds": 0.5, "deck_wait_seconds": 0.0}),
+    )
+    phases = restart_phases(log, killed=10.0)
+    assert phases.tables == {3, 5}
+    assert (phases.detected, phases.restart_logged) == (1.0, 1.4)
+    assert phases.dealing == 1.9  # table 3: 12.2 - 0.5 + 0.2, its first hand after its restart
+    assert (phases.restart_seconds, phases.startup) == (0.4, 3.0)
+
+
+def test_a_table_restarted_twice_deals_again_after_its_last_restart() -> None:
+    from orchestrator.shell.drill import restart_phases
+
+    log = drill_log(
+        ("hand_voided", 11.0, {"table": 6}),
+        ("table_restarted", 11.2, {"table": 6}),
+        ("hand_finished", 11.3, {"table": 6, "seconds": 0.05, "deck_wait_seconds": 0.0}),
+        ("hand_voided", 11.5, {"table": 6}),
+        ("table_restarted", 11.7, {"table": 6}),
+        ("hand_finished", 12.0, {"table": 6, "seconds": 0.1, "deck_wait_seconds": 0.0}),
+    )
+    assert restart_phases(log, killed=10.0).dealing == 1.9
+
+
+def test_a_restarted_table_that_deals_no_more_counts_at_its_restart() -> None:
+    """Closed (its players moved) or the tournament over at its restart: nothing to deal."""
+    from orchestrator.shell.drill import restart_phases
+
+    log = drill_log(("hand_voided", 11.0, {"table": 2}), ("table_restarted", 11.5, {"table": 2}))
+    phases = restart_phases(log, killed=10.0)
+    assert (phases.dealing, phases.restart_logged) == (1.5, 1.5)
+
+
+def test_no_kill_no_phases_from_it() -> None:
+    from orchestrator.shell.drill import restart_phases
+
+    log = drill_log(("hand_voided", 11.0, {"table": 2}), ("table_restarted", 11.5, {"table": 2}))
+    phases = restart_phases(log, killed=None)
+    assert (phases.detected, phases.dealing, phases.restart_seconds) == (0.0, 0.0, 0.5)

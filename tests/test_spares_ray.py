@@ -89,12 +89,17 @@ def test_a_table_process_imports_neither_the_core_nor_heavy_packages(tmp_path: P
 def test_a_lost_nodes_tables_are_reseated_on_warm_spares_and_the_pool_refills(
     tmp_path: Path,
 ) -> None:
-    """Spares answer `seated` with the table they took; sampled while the run plays."""
+    """Spares answer `seated` with the table they took; sampled while the run plays. They are
+    asked for with the opening tables: the first look, once the orchestrator started its
+    tables, finds every node's (they used to wait for the last table to answer, and a field
+    could play out before they were up)."""
     import ray
 
     samples: list[tuple[float, set[int], int]] = []  # (when, tables on spares, spares free)
+    first: list[dict[str, Any]] = []
 
     def watch_spares(status: dict[str, Any]) -> None:
+        first[:] = first or [status]
         tables: set[int] = set()
         free = 0
         for name in ray.util.list_named_actors():
@@ -112,14 +117,14 @@ def test_a_lost_nodes_tables_are_reseated_on_warm_spares_and_the_pool_refills(
         samples.append((time.time(), tables, free))
 
     done = run_tournament(
-        # The kill comes once every node holds its spare (the driver waits for them): one
-        # each, so they are up while several tables still play. Deep stacks and long levels
-        # (about 2,000 hands): the spares start after every table, in seconds, and a short
-        # field (566 hands in 10 s with long polls) was over before the kill came.
+        # The kill comes once every node holds its spare (the driver waits for them, a few
+        # seconds at most): one each. Deep stacks and long levels (about 2,000 hands), so
+        # several tables still play then on a loaded machine too.
         config(64, spares=1, stack=24000, length=60),
         RunOptions(out=tmp_path, seed=5, bots=FIELD, nodes=3, kill_node_after=0.5, ray_logs=False),
         progress=watch_spares,
     )
+    assert first[0]["spares"] == 3, first  # one per node, asked for with the opening tables
     report = audit_run(tmp_path)
     assert not report.violations, "\n".join(map(str, report.violations))
     events = read_events(tmp_path / "events.jsonl")

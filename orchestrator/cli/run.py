@@ -79,7 +79,8 @@ def register(
         type=float,
         metavar="SECONDS",
         help="with --nodes: kill a worker node hosting tables after this many seconds of play "
-        "(from the first hand played, once every node holds its warm spares)",
+        "(from the first hand played), once every node holds its warm spares or a few "
+        "seconds later (it says so)",
     )
     run.add_argument(
         "--metrics-port",
@@ -201,12 +202,18 @@ def register(
         "ratio of the two.",
     )
     failover.add_argument("--runs", type=positive_int, default=20, help="seeded runs (20)")
+    failover.add_argument(
+        "--first-seed",
+        type=positive_int,
+        default=1,
+        help="the first run's seed (1): a long measurement split into seed ranges",
+    )
     failover.add_argument("--players", type=positive_int, default=80, help="entries (80)")
     failover.add_argument(
         "--kill-after",
         type=float,
         default=1.0,
-        help="seconds of play, once every node holds its spares (1)",
+        help="seconds of play, once every node holds its spares or a few seconds later (1)",
     )
     failover.add_argument(
         "--spare-tables",
@@ -341,8 +348,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.kill_node_after is not None and summary.node_killed_at is None:
         print(
             f"chaos drill: no node was killed, the field was over before "
-            f"{args.kill_node_after:g}s of play (with its warm spares up): deeper stacks, "
-            "longer levels or an earlier --kill-node-after"
+            f"{args.kill_node_after:g}s of play: deeper stacks, longer levels or an earlier "
+            "--kill-node-after"
         )
     _print_play_styles(args.out, args.bots, seed)
     return 0
@@ -613,7 +620,7 @@ def _bench_failover(args: argparse.Namespace) -> int:
     bots = bot_mix(FIELD_BOTS)
     old: list[DrillRun] = []
     spares: list[DrillRun] = []
-    for seed in range(1, args.runs + 1):
+    for seed in range(args.first_seed, args.first_seed + args.runs):
         one = range(seed, seed + 1)
         old += drill(config(0), seeds=one, kill_after=args.kill_after, bots=bots)
         spares += drill(config(args.spare_tables), seeds=one, kill_after=args.kill_after, bots=bots)

@@ -60,6 +60,7 @@ from orchestrator.errors import (
     TournamentExists,
     TournamentStateError,
 )
+from orchestrator.shell.errors import first_line
 from orchestrator.shell.eventlog import SNAPSHOT_EVERY, EventLog, SnapshotPacer, event_time
 from orchestrator.shell.export import side_event_id, stream_name
 from orchestrator.shell.long_poll import LongPolls
@@ -187,18 +188,21 @@ class Orchestrator:
         self._self = ray.get_runtime_context().current_actor
         self._fleet.bind(self._self)
         self._spawn(self._keep_lease())
-        self._spawn(self._keep_spares())
         if not self._recovered:
             self._carry_out(self._opening)
-            return
-        in_play = sorted(t for t in self._tournament.tables if self._in_play(t))
-        missing = await self._fleet.recover(in_play)
-        for table in in_play:
-            if table in missing:
-                self._spawn(self._restart(table))
-            else:
-                self._spawn(self._follow(self._fleet.replicas[table]))
-        self._reattach_side_events()
+        else:
+            in_play = sorted(t for t in self._tournament.tables if self._in_play(t))
+            missing = await self._fleet.recover(in_play)  # the spares found join the pool
+            for table in in_play:
+                if table in missing:
+                    self._spawn(self._restart(table))
+                else:
+                    self._spawn(self._follow(self._fleet.replicas[table]))
+            self._reattach_side_events()
+        # The spares are asked for right after the tables' actors, which each node then starts
+        # first (START-1 waits for the tables alone), so they are up soon after play starts.
+        await self._fleet.refill_spares()
+        self._spawn(self._keep_spares())
 
     def _spawn(self, work: Any) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work)
@@ -231,8 +235,8 @@ class Orchestrator:
     async def _keep_spares(self) -> None:
         """Keep each node's warm spare table actors while the tournament plays; then they go."""
         while self._results is None and not self._tournament.finished:
-            await self._fleet.refill_spares()
             await asyncio.sleep(SPARE_SECONDS)
+            await self._fleet.refill_spares()
         self._fleet.let_spares_go()
 
     async def start(self) -> int:
@@ -254,8 +258,9 @@ class Orchestrator:
             await self._fleet.ready(replica)
             await self._table_ready(replica.table)
             await self._fleet.played(replica)
-        except TableLost:
+        except TableLost as lost:
             if self._current(replica) and self._in_play(replica.table):
+                _log_loss(lost)
                 await self._restart(replica.table)
                 return
         self._closed(replica)
@@ -271,8 +276,9 @@ class Orchestrator:
             while self._in_play(replica.table):
                 await self._fleet.still_playing(replica)
                 await asyncio.sleep(FOLLOW_SECONDS)
-        except TableLost:
+        except TableLost as lost:
             if self._current(replica) and self._in_play(replica.table):
+                _log_loss(lost)
                 await self._restart(replica.table)
                 return
         self._fleet.draining(replica)
@@ -318,8 +324,9 @@ class Orchestrator:
         while True:  # a new actor may land on a node that is dying too: then try again
             attempts += 1
             replica = await replacing
+            spare = bool(replica.node)  # a spare's node is known when it is taken
             try:
-                node = replica.node or await self._fleet.ready(replica)  # a spare's is known
+                node = replica.node or await self._fleet.ready(replica)
                 break
             except TableLost:
                 await asyncio.sleep(RESTART_BACKOFF)
@@ -332,15 +339,16 @@ class Orchestrator:
         await self._record(step, time.time())  # logged before the new actor deals
         assert step.reply is not None
         self._open_table(step.reply, replica)
-        logging.getLogger(__name__).info(
-            "table %d restarted in %.2fs: void logged %.2fs, new actor ready %.2fs "
-            "(%d attempts), restart logged %.2fs",
+        logging.getLogger(__name__).warning(
+            "table %d restarted %.3fs after its loss was seen: void durable at %.3fs, new "
+            "actor ready at %.3fs (%d attempts, %s), restart durable at %.3fs",
             table,
             time.perf_counter() - started,
             voided - started,
-            placed - voided,
+            placed - started,
             attempts,
-            time.perf_counter() - placed,
+            "a spare" if spare else "a new process",
+            time.perf_counter() - started,
         )
 
     async def _log_node_loss(self, node: str) -> None:
@@ -620,6 +628,7 @@ class Orchestrator:
             "finished": t.finished,
             "paused": t.paused_at is not None,
             "cancelled": t.cancelled,
+            "spares": len(self._fleet.spares.spares),  # asked for: starting or ready
             "spares_ready": sum(s.ready for s in self._fleet.spares.spares),  # warm, to take
         }
 
@@ -660,6 +669,12 @@ FOLLOW_SECONDS = 0.5  # a found table actor is asked this often whether it lives
 SPARE_SECONDS = 1.0  # how often the warm spares are topped up
 RESTART_BACKOFF = 0.2  # seconds between attempts to start a table's new actor
 STORE_PATIENCE = 60.0  # seconds a restarting orchestrator waits for its store
+
+
+def _log_loss(lost: TableLost) -> None:
+    """Why a table is restarted, in one line (its actor died, its node, or its loop failed)."""
+    cause = f": {first_line(lost.__cause__)}" if lost.__cause__ is not None else ""
+    logging.getLogger(__name__).warning("%s%s; restarting it", lost, cause)
 
 
 def _history(report: HandReport, step: Step) -> tuple[StoredHand, ...]:

@@ -89,9 +89,9 @@ class RunOptions:
     # seeded hash of his name (table_worker.bots.policy_for)
     ray_logs: bool = True  # forward Ray's worker logs to this terminal
     nodes: int = 1  # > 1: a multi-node Ray cluster simulated on this machine (chaos drills)
-    kill_node_after: float | None = None  # seconds of play (from the first hand played and
-    # every node's warm spares ready, so a slow start-up on a loaded machine does not move the
-    # kill into it): then kill a worker node hosting tables
+    kill_node_after: float | None = None  # seconds of play (from the first hand played, so a
+    # slow start-up on a loaded machine does not move the kill into it): then kill a worker
+    # node hosting tables, once every node holds its warm spares or `SPARES_PATIENCE` later
     deck: str | None = None  # a running deck service's address; default: start one
     metrics: MetricsEndpoint | None = None  # tournament metrics on HTTP /metrics
     deck_metrics_port: int | None = None  # the deck service's own /metrics
@@ -118,6 +118,7 @@ class RunSummary:
     report_seconds: list[tuple[float, float]]  # (wall, CPU) per hand report
     peak_memory_mb: float  # the most memory the run's processes held at once (system-wide)
     node_killed_at: float | None = None  # unix seconds: the chaos drill killed a node then
+    spares_ready_at_kill: int = 0  # the warm spares ready to take when it did
     table_memory: TableMemory | None = None  # the table actors' memory, when measured
 
 
@@ -163,6 +164,13 @@ def actors_for(config: TournamentConfig) -> int:
 
 
 HEAD = "mtt_head"  # a resource only the head node has: the orchestrator stays there
+# How the simulated cluster's GCS checks its nodes: a node that fails 3 checks in a row, 100 ms
+# apart, is dead (~0.3 s; Ray's default, 5 checks 3 s apart, takes ~15 s). A check fails at
+# once on a node that is gone and only after `health_check_timeout_ms` (10 s) on one that is
+# slow, so a loaded node is not declared dead for being slow. docs/OPERATIONS.md, "Losing a
+# table or a node", has the same settings for a production cluster.
+DRILL_HEALTH_CHECKS = {"health_check_period_ms": 100, "health_check_failure_threshold": 3}
+SPARES_PATIENCE = 5.0  # seconds of play a drill's kill waits past its time for the spares
 RUN_NAMESPACE = "mtt-run"  # `mtt run`'s named (detached) actors live here
 
 
@@ -183,11 +191,7 @@ def simulated_cluster(nodes: int) -> Iterator[Any]:
             head_node_args={
                 "num_cpus": 1,
                 "resources": {HEAD: 1},
-                # Notice a dead node in about a second (Ray's default takes ~15 s).
-                "_system_config": {
-                    "health_check_period_ms": 300,
-                    "health_check_failure_threshold": 3,
-                },
+                "_system_config": DRILL_HEALTH_CHECKS,
             },
         )
 
@@ -207,8 +211,19 @@ def simulated_cluster(nodes: int) -> Iterator[Any]:
         cluster.shutdown()
 
 
-def kill_a_table_node(cluster: Any, table_nodes: dict[int, str]) -> str | None:
-    """Kill, without warning, the worker node hosting the most tables; its id, or None."""
+def kill_due(played: float, *, kill_after: float, ready: int, wanted: int) -> bool:
+    """Whether a chaos drill kills its node now, `played` seconds into play with `ready` of
+    the `wanted` warm spares up: `kill_after` seconds in, once every spare is up (a drill of
+    the spares measures taking them, not their start), but never more than `SPARES_PATIENCE`
+    later (a field may play out meanwhile, and then no node would die)."""
+    if played < kill_after:
+        return False
+    return ready >= wanted or played >= kill_after + SPARES_PATIENCE
+
+
+def kill_a_table_node(cluster: Any, table_nodes: dict[int, str]) -> tuple[str, float] | None:
+    """Kill, without warning, the worker node hosting the most tables; its id and when the
+    kill began (unix seconds: the node dies from its first signal), or None."""
     counts: dict[str, int] = {}
     for node in table_nodes.values():
         counts[node] = counts.get(node, 0) + 1
@@ -217,8 +232,9 @@ def kill_a_table_node(cluster: Any, table_nodes: dict[int, str]) -> str | None:
     if not targets:
         return None
     node = targets[-1][1]
+    began = time.time()
     cluster.remove_node(workers[node], allow_graceful=False)
-    return node
+    return node, began
 
 
 @contextmanager
@@ -498,35 +514,38 @@ def run_tournament(
         orchestrator.start().get()
         if control is not None:
             control.orchestrator = orchestrator
-        killed = False
         killed_at: float | None = None
+        spares_at_kill = 0
         playing_since: float | None = None  # the follower's clock at the first hand played
 
         def every_poll() -> None:
-            nonlocal killed, killed_at, playing_since
+            nonlocal killed_at, spares_at_kill, playing_since
             guard.check()  # a store that lost its data stops the run (RNG-3)
             decks.check()
             if late_bots.waiting:
                 _register_late_bots(orchestrator, late_bots)
-            chaos = cluster is not None and options.kill_node_after is not None and not killed
-            if chaos and playing_since is None:
-                status = orchestrator.status().get()
-                # A drill of the warm spares kills once every node holds its spares: it
-                # measures taking them, not their start.
-                spares = status["spares_ready"] >= config.spare_tables * options.nodes
-                if status["hands"] and spares:
-                    playing_since = follower.seconds()
-            due = (
-                options.kill_node_after is not None
-                and playing_since is not None
-                and follower.seconds() - playing_since >= options.kill_node_after
-            )
-            if cluster is not None and due and not killed:
-                lost = kill_a_table_node(cluster, orchestrator.table_nodes().get())
-                killed = lost is not None
-                killed_at = time.time() if killed else None
-                if lost is not None and progress is not None:
-                    print(f"\nchaos drill: killed node {lost[:12]}", flush=True)
+            if cluster is None or options.kill_node_after is None or killed_at is not None:
+                return
+            status = orchestrator.status().get()
+            if playing_since is None and status["hands"]:
+                playing_since = follower.seconds()
+            if playing_since is None:
+                return
+            played = follower.seconds() - playing_since
+            wanted, ready = config.spare_tables * options.nodes, status["spares_ready"]
+            if not kill_due(played, kill_after=options.kill_node_after, ready=ready, wanted=wanted):
+                return
+            killed = kill_a_table_node(cluster, orchestrator.table_nodes().get())
+            if killed is None:
+                return
+            (lost, killed_at), spares_at_kill = killed, ready
+            if progress is not None:
+                short = "" if ready >= wanted else f" (after waiting {SPARES_PATIENCE:g}s for them)"
+                print(
+                    f"\nchaos drill: killed node {lost[:12]} at {played:.1f}s of play, "
+                    f"{ready} of {wanted} warm spares ready{short}",
+                    flush=True,
+                )
 
         outcome = follower.follow(
             orchestrator,
@@ -544,6 +563,7 @@ def run_tournament(
         report_seconds,
         follower.peak_mb,
         node_killed_at=killed_at,
+        spares_ready_at_kill=spares_at_kill,
         table_memory=follower.table_memory,
     )
 

@@ -15,9 +15,11 @@ generation, so a name is never reused.
 
 Warm spares (`SparePool`): each live node keeps a few started, empty table actors, named
 `{tournament}-spare-{id}` (detached too). A lost table is re-seated on a spare (`take`), so
-its restart costs no process start; the pool refills in the background once every table's
-actor is up (never during the start-up, whose actors it would slow). A restarted orchestrator
-asks each spare it finds which table it plays, if any (`seated`).
+its restart costs no process start. The pool is asked for as soon as the opening tables'
+actors are (each node's Ray starts worker processes in the order they are asked for, so a
+node's spares start after its tables), and refills in the background, never while a restart
+is under way (its process start, or its call to a spare, comes first). A restarted
+orchestrator asks each spare it finds which table it plays, if any (`seated`).
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ class TableState(StrEnum):
     LOST = "lost"  # its actor or node died; a new actor is to be made
     RESTARTING = "restarting"  # a new actor is being made after a loss
     CLOSED = "closed"  # its loop ended and its actor is gone
+
+
+RESTARTS = (TableState.LOST, TableState.RESTARTING)  # a restart is under way
 
 
 class TableLost(Exception):
@@ -231,9 +236,10 @@ class TableFleet:
 
     async def refill_spares(self) -> None:
         """Top every live node's spares up to the pool's size, and let go those on nodes that
-        died. Not while a table's actor is still to answer (the start-up, a restart under
-        way): their process starts come first."""
-        if self.spares.size == 0 or not all(r.node for r in self.replicas.values()):
+        died. Not while a restart is under way: its new actor's process start, or its call to
+        a spare, and its two writes come first. During the start-up they are asked for after
+        the opening tables' actors, which each node then starts first."""
+        if self.spares.size == 0 or any(r.state in RESTARTS for r in self.replicas.values()):
             return
         live = {n["NodeID"] for n in await asyncio.to_thread(_nodes) if n["Alive"]}
         if self.spares.size == 0:  # let go meanwhile: the tournament ended
