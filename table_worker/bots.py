@@ -19,8 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-import eval7
-
+from table_worker import evaluator
 from table_worker.cards import EVAL7_CARDS
 from table_worker.engine import Decision, DecisionKind, LegalActions, Street
 
@@ -162,7 +161,7 @@ class HandStrengthBot:
                 return CHECK_CALL
             return self._fold_or_check(legal)
         cards = [EVAL7_CARDS[c] for c in hole] + [EVAL7_CARDS[c] for c in hand.board]
-        strength = _HAND_CLASS[eval7.handtype(eval7.evaluate(cards))]
+        strength = _HAND_CLASS[evaluator.handtype(evaluator.evaluate(cards))]
         pot = hand.pot
         if strength >= 2:
             return self._raise(hand, legal, 0.75 * pot / big_blind) or CHECK_CALL
@@ -298,7 +297,7 @@ class StyleBot:
 
 def _hand_class(cards: Sequence[int]) -> int:
     """The eval7 hand class of 3..7 cards (`_HAND_CLASS`)."""
-    return _HAND_CLASS[eval7.handtype(eval7.evaluate([EVAL7_CARDS[c] for c in cards]))]
+    return _HAND_CLASS[evaluator.handtype(evaluator.evaluate([EVAL7_CARDS[c] for c in cards]))]
 
 
 def _raise_to(legal: LegalActions, to: int) -> Decision | None:

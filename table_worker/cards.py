@@ -8,8 +8,7 @@ import math
 import random
 from collections.abc import Iterable, MutableSequence
 
-import eval7
-
+from table_worker import evaluator
 from table_worker.errors import InvalidDeck
 from table_worker.protocol import DECK_SIZE
 
@@ -19,8 +18,8 @@ CARD_TEXT: tuple[str, ...] = tuple(RANKS[code // 4] + SUITS[code % 4] for code i
 _FULL_DECK = frozenset(range(DECK_SIZE))
 _ORDERS_OF_A_DECK = math.factorial(DECK_SIZE)
 _CODE_OF_TEXT = {text: code for code, text in enumerate(CARD_TEXT)}
-# eval7's own card objects, built once: the engine hands them to eval7.evaluate (HE-7).
-EVAL7_CARDS: tuple[eval7.Card, ...] = tuple(eval7.Card(text) for text in CARD_TEXT)
+# eval7's own card objects, built once: the engine hands them to evaluator.evaluate (HE-7).
+EVAL7_CARDS: tuple[evaluator.Card, ...] = tuple(evaluator.Card(text) for text in CARD_TEXT)
 
 
 def card_text(code: int) -> str:

@@ -7,8 +7,7 @@ from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-import eval7
-
+from table_worker import evaluator
 from table_worker.cards import EVAL7_CARDS
 
 
@@ -17,7 +16,7 @@ def hand_strengths(holes: Sequence[Sequence[int]], board: Sequence[int]) -> list
     wins, equal splits."""
     card = EVAL7_CARDS.__getitem__
     shared = [*map(card, board)]
-    evaluate = eval7.evaluate  # returns an int
+    evaluate = evaluator.evaluate  # returns an int
     return [evaluate([*map(card, hole), *shared]) for hole in holes]
 
 

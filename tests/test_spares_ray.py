@@ -2,7 +2,8 @@
 actors taking over a lost node's tables.
 
 - A table actor's process imports the engine, the bots, the protocol and the deck client,
-  and none of the core, the stores, the metrics or the heavy packages: looked at from inside
+  and none of the core, the stores, the metrics, the heavy packages or eval7's hand-range
+  parser (only its compiled evaluator, `table_worker.evaluator`): looked at from inside
   a real table actor of a running tournament (Ray's `__ray_call__` runs a function in the
   actor's process), beside a bare Ray actor (Ray's own worker imports a little of starlette).
 - A node killed in the middle of play: its tables are re-seated on the spares the other
@@ -25,6 +26,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 FIELD = ("tag", "lag", "station")  # bots that play a while: the kill lands in play
 HEAVY = ("numpy", "networkx", "matplotlib", "pokerkit", "prometheus_client", "redis", "sqlite3")
+# eval7's hand-range parser, which its package imports: the table loads only its evaluator.
+RANGE_PARSER = ("pyparsing", "unittest")
+EVAL7_EVALUATOR = {"eval7.cards", "eval7.evaluate"}
 THE_ORCHESTRATOR = ("orchestrator.core", "orchestrator.views", "orchestrator.shell.actor")
 
 
@@ -81,6 +85,10 @@ def test_a_table_process_imports_neither_the_core_nor_heavy_packages(tmp_path: P
     assert {"table_worker.engine", "table_worker.bots", "rng_service.client"} <= table
     heavy = {m for m in table if m.split(".")[0] in HEAVY}
     assert not heavy, sorted(heavy)
+    assert not {m for m in bare if m.split(".")[0] in RANGE_PARSER}  # else the check says nothing
+    ranges = {m for m in table if m.split(".")[0] in RANGE_PARSER}
+    assert not ranges, sorted(ranges)
+    assert {m for m in table if m.split(".")[0] == "eval7"} == EVAL7_EVALUATOR
     core = {m for m in table if m.startswith(THE_ORCHESTRATOR)}
     assert not core, sorted(core)
     assert {m for m in table if m.startswith("starlette")} <= bare  # Ray's own, no more
