@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import multiprocessing.connection
 import random
 import time
@@ -35,6 +36,7 @@ from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
 from table_worker.bots import make_bot
 
 __all__ = [
+    "BOTS_PER_GENERATOR",
     "WARM_SHARE",
     "GeneratorPlan",
     "Link",
@@ -44,12 +46,17 @@ __all__ = [
     "bearer",
     "bot_name",
     "drive",
+    "generators_for",
     "main",
 ]
 
 Metadata = tuple[tuple[str, str], ...]
 
 WARM_SHARE = 0.9
+# Bots one generator process plays unless told otherwise: 1,000 in one process made its own
+# event loop a queue every round trip waited in (a player's own client has one player), and
+# its lag was counted as the front door's (docs/BENCHMARKS.md).
+BOTS_PER_GENERATOR = 500
 WARMUP_LIMIT_SECONDS = 600.0
 CONNECT_LIMIT_SECONDS = 60.0  # beyond the ramp, for every bot's Welcome
 
@@ -210,6 +217,10 @@ async def drive(plan: GeneratorPlan, link: Link) -> None:
                 break
             await asyncio.sleep(0.5)
         await link.send(("warm", sum(p.dealt.is_set() for p in players.values())))
+        # The bots, their streams and this process's imports live to the end: out of the
+        # collector's sight, so a full collection over hundreds of players' objects does not
+        # stall the loop and count as round trips no player's own client would wait.
+        gc.freeze()
         (_, epoch) = await _expect(link, "measure")
         await _until(epoch)
         stats.measure_epoch, stats.measuring = epoch, True
@@ -268,6 +279,11 @@ def _record(
 def main(plan: GeneratorPlan, connection: multiprocessing.connection.Connection) -> None:
     """A generator process's body (multiprocessing's target)."""
     asyncio.run(drive(plan, PipeLink(connection)))
+
+
+def generators_for(bots: int) -> int:
+    """The generator processes a fleet of `bots` uses by default (`BOTS_PER_GENERATOR`)."""
+    return max(1, -(-bots // BOTS_PER_GENERATOR))
 
 
 def shares(bots: int, processes: int) -> Sequence[tuple[int, ...]]:

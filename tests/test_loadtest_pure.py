@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from loadtest.coordinator import merge_records
 from loadtest.errors import ProfileError
+from loadtest.generator import BOTS_PER_GENERATOR, generators_for, shares
 from loadtest.histogram import LatencyHistogram, bucket_index, bucket_lower
 from loadtest.profile import LoadProfile, parse_profile
 from loadtest.schedule import ReconnectStorm, arrivals, victims
@@ -252,6 +253,39 @@ def test_generators_records_merge_into_one_report_whose_counts_add_up() -> None:
     assert report["errors"] == 4 == sum(report["problems"].values())
     assert report["bots"] == 4 and report["reconnects"] == 1
     assert report["p99_ms"] == 5.0 and report["actions_per_s"] == round(5 / 3, 1)
+
+
+@pytest.mark.parametrize(("bots", "processes"), [(1, 1), (500, 1), (501, 2), (1000, 2), (2000, 4)])
+def test_a_fleet_plays_one_generator_per_500_bots_by_default(bots: int, processes: int) -> None:
+    assert generators_for(bots) == processes
+    mine = shares(bots, generators_for(bots))
+    assert sorted(k for part in mine for k in part) == list(range(bots))  # each bot once
+    assert max(len(part) for part in mine) <= BOTS_PER_GENERATOR
+
+
+def test_mtt_loadtest_without_processes_leaves_the_count_to_the_fleets_size() -> None:
+    import argparse
+
+    from orchestrator.cli.loadtest import register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(
+        ["loadtest", "--target", "127.0.0.1:1", "--bots", "9", "--duration", "1"]
+    )
+    assert args.processes is None  # generators_for(bots) at the run
+    given = [
+        "loadtest",
+        "--target",
+        "127.0.0.1:1",
+        "--bots",
+        "9",
+        "--duration",
+        "1",
+        "--processes",
+        "3",
+    ]
+    assert parser.parse_args(given).processes == 3
 
 
 def test_the_sunday_example_profile_reads() -> None:

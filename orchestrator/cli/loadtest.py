@@ -29,8 +29,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "over time, hands/s, the action round trip's histogram and p50/p95/p99, timeouts, errors "
         "by status and reconnects. Bots think before answering (a profile or flags: --pace, "
         "--think), may register in a storm and drop their streams in reconnect storms; "
-        "--processes splits them among generator processes whose results merge exactly. The "
-        "operator credential comes from --operator-credential-file or $MTT_OPERATOR_TOKEN.",
+        "--processes splits them among generator processes (default: one per 500 bots) whose "
+        "results merge exactly. The operator credential comes from --operator-credential-file "
+        "or $MTT_OPERATOR_TOKEN.",
     )
     p.add_argument("--target", required=True, help="HOST:PORT of `mtt serve`")
     p.add_argument("--bots", type=positive_int, required=True, help="bots to register")
@@ -40,7 +41,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--html", type=Path, default=None, help="also write an HTML report here")
     p.add_argument("--config", type=Path, default=None, help="tournament TOML (default: deep)")
     p.add_argument("--tournament", default="", help="join this tournament (registration open)")
-    p.add_argument("--processes", type=positive_int, default=1, help="generator processes")
+    p.add_argument("--processes", type=positive_int, default=None,
+                   help="generator processes (default: one per 500 bots)")  # fmt: skip
     p.add_argument("--seed", type=int, default=1, help="seeds the bots, think times and storms")
     p.add_argument("--profile", type=Path, default=None, help="load profile TOML (flags win)")
     p.add_argument("--pace", choices=("flat", "online"), default=None,
@@ -111,6 +113,7 @@ def _loadtest(args: argparse.Namespace) -> int:
     from loadtest.coordinator import FleetOptions, format_report, run_fleet
     from loadtest.errors import LoadTestError
     from loadtest.fleet import DEFAULT_CONFIG
+    from loadtest.generator import generators_for
     from loadtest.html_report import render_html
     from orchestrator.frontdoor.auth import load_operator_credential
     from orchestrator.frontdoor.errors import FrontDoorError
@@ -127,7 +130,7 @@ def _loadtest(args: argparse.Namespace) -> int:
             config=args.config.read_text() if args.config else DEFAULT_CONFIG,
             tls_ca=args.tls_ca.read_bytes() if args.tls_ca else None,
             seed=args.seed,
-            processes=args.processes,
+            processes=args.processes or generators_for(args.bots),
             profile=profile,
         )
         report = asyncio.run(run_fleet(options, say=lambda line: print(line, flush=True)))

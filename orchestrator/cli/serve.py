@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import sys
 from contextlib import ExitStack
@@ -140,6 +141,11 @@ def _serve(args: argparse.Namespace) -> int:
             ready = asyncio.Event()
             task = asyncio.create_task(run_until_signal(server, ready))
             await ready.wait()
+            # Everything imported and started so far (Ray's driver, gRPC, the restored desk)
+            # lives as long as the process: out of the collector's sight, a full collection
+            # scans only what came since. Scanning it all stopped the event loop, and every
+            # player's action with it, for 130-500 ms a few times a minute (BENCHMARKS.md).
+            gc.freeze()
             metrics = (
                 f", metrics on {args.host}:{server.metrics_bound}" if server.metrics_bound else ""
             )
