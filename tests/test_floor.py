@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import random
 from collections import Counter
 
 import pytest
 
-from orchestrator.core.balancing import BalancingPolicy, is_short
+from orchestrator.core.balancing import BalancingPolicy, fill_emptiest, is_short
 from orchestrator.core.blinds import next_blinds
 from orchestrator.core.floor import BoundaryDecision, TableFloor
-from orchestrator.core.seating import distance, position
+from orchestrator.core.seating import SeatMap, distance, position
 from orchestrator.core.tda import TDA_PROCEDURE, break_order
 from orchestrator.errors import (
     FloorError,
@@ -449,6 +450,41 @@ def test_tda2_tables_break_highest_number_first() -> None:
     assert sizes(floor) == [4, 4]
 
 
+def test_tda2_the_table_due_to_break_is_the_one_idle_table_a_step_can_let_go() -> None:
+    """The long polls wake only the table TDA-2 breaks next (`idle_wakes`); the other
+    policies' idle tables can change with any elimination (None: wake them all)."""
+    tables = seating({1: [1, 2, 3], 2: [1, 2, 3], 3: [1, 2, 3]})
+    floor = TableFloor(tables, max_per_table=4, policy="tda")
+    rng = random.Random(0)
+    assert floor.idle_wakes() == ()  # 9 players need 3 tables of 4: no break is due
+    floor.after_hand(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng)
+    assert floor.idle_wakes() == (3,)  # 8 players fit 2: the highest-numbered breaks
+    assert floor.after_hand(3, eliminated=[], big_blind_seat=1, rng=rng).closed
+    assert floor.idle_wakes() == ()
+    for policy in ("equilibrium", "threshold"):
+        assert TableFloor(tables, max_per_table=4, policy=policy).idle_wakes() is None
+
+
+def test_tda2_the_highest_table_is_found_among_tables_opened_and_closed() -> None:
+    """Tables open in number order, so the seat map finds the highest without a scan."""
+    floor = TableFloor(seating({1: [1, 2], 2: [1, 2], 4: [1, 2]}), max_per_table=3, policy="tda")
+    rng = random.Random(3)
+    floor.seat_entrant("late1", forbidden={}, rng=rng)
+    floor.seat_entrant("late2", forbidden={}, rng=rng)
+    floor.seat_entrant("late3", forbidden={}, rng=rng)
+    opened = floor.seat_entrant("late4", forbidden={}, rng=rng)  # every table full: table 5
+    assert opened[0] == 5 and opened[2]
+    assert floor.idle_wakes() == ()  # 10 players need 4 tables of 3
+    floor.after_hand(1, eliminated=[floor.tables[1][1]], big_blind_seat=1, rng=rng)
+    assert floor.idle_wakes() == (5,)  # 9 players fit 3: table 5, opened last, breaks
+    assert floor.after_hand(5, eliminated=[], big_blind_seat=1, rng=rng).closed
+    assert floor.idle_wakes() == ()
+    floor.after_hand(2, eliminated=list(floor.tables[2].values())[:2], big_blind_seat=1, rng=rng)
+    assert floor.idle_wakes() == ()  # 7 players still need 3 tables
+    floor.after_hand(1, eliminated=list(floor.tables[1].values())[:1], big_blind_seat=1, rng=rng)
+    assert sorted(floor.tables) == [1, 2, 4] and floor.idle_wakes() == (4,)
+
+
 def test_tda3_a_broken_tables_players_between_button_and_small_blind_wait() -> None:
     # Table 1's last hand: button 1, small blind 2, big blind 5 (seats 3 and 4 empty). Table 2
     # breaks: its two players can only sit at 3 and 4, between the next hand's button (2) and
@@ -622,3 +658,39 @@ def test_the_final_table_is_announced_once_even_if_a_late_entrant_opens_a_table(
     decisions = [floor.after_hand(t, eliminated=[], big_blind_seat=1, rng=rng) for t in (1, 2)]
     decision = floor.after_hand(1, eliminated=["t1s1"], big_blind_seat=1, rng=rng)
     assert all(d.final_table is None for d in (*decisions, decision))
+
+
+def test_fo5_the_emptiest_tables_fill_as_a_heap_of_every_table_would() -> None:
+    """`fill_emptiest` heaps only the entries its players can reach: the same quotas, and the
+    same RNG draws after it (a replay decides alike), as a heap of every open table."""
+
+    def every_table(seat_map: SeatMap, players: int, rng: random.Random) -> dict[int, int]:
+        size = seat_map.max_per_table
+        heap = [
+            (len(seat_map.seats(t)), rng.random(), t)
+            for t in sorted(seat_map.tables)
+            if len(seat_map.seats(t)) < size
+        ]
+        heapq.heapify(heap)
+        quota: dict[int, int] = {}
+        for _ in range(players):
+            count, key, t = heapq.heappop(heap)
+            quota[t] = quota.get(t, 0) + 1
+            if count + 1 < size:
+                heapq.heappush(heap, (count + 1, key, t))
+        return quota
+
+    draw = random.Random(7)
+    for _ in range(300):
+        size = draw.randint(2, 10)
+        tables = {
+            t: {s: f"t{t}s{s}" for s in draw.sample(range(1, size + 1), draw.randint(1, size))}
+            for t in draw.sample(range(1, 60), draw.randint(1, 40))
+        }
+        seat_map = SeatMap(tables, max_per_table=size, big_blinds={}, sitting_out=())
+        free = sum(size - len(seats) for seats in tables.values())
+        players = draw.randint(0, min(free, size))
+        mine, theirs = random.Random(draw.random()), random.Random(0)
+        theirs.setstate(mine.getstate())
+        assert fill_emptiest(seat_map, players, mine) == every_table(seat_map, players, theirs)
+        assert mine.random() == theirs.random()

@@ -61,6 +61,24 @@ def test_a_step_with_more_than_a_hand_releases_every_table_held_for_its_seats() 
     assert released(LongPolls(), {1: None, 3: 9}, [NodeLost(node="n", tables=(5,))]) == {1}
 
 
+def test_where_the_floor_names_its_idle_wakes_only_those_short_tables_are_released() -> None:
+    """TDA: of the tables held short of players, only the one due to break can be let go by a
+    step that does not name it; the others wait for a player sent to them."""
+
+    async def run(idle_wakes: tuple[int, ...] | None) -> set[int]:
+        polls = LongPolls()
+        polls.stepped([], MARK, 3)
+        holds = {t: asyncio.ensure_future(polls.hold(t, None, 0.3)) for t in (1, 2, 3)}
+        await asyncio.sleep(0)
+        polls.stepped([hand(7), moved(8)], MARK, 3, idle_wakes)
+        await asyncio.gather(*holds.values())
+        return {t for t, task in holds.items() if task.result()}
+
+    assert asyncio.run(run((2,))) == {2}
+    assert asyncio.run(run(())) == set()
+    assert asyncio.run(run(None)) == {1, 2, 3}  # the other policies: every short table
+
+
 def test_a_table_a_step_names_is_released_whatever_it_waits_for() -> None:
     assert released(LongPolls(), {1: 9, 2: 9, 3: None}, [hand(1)], [moved(2)]) == {1, 2, 3}
 

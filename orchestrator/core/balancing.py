@@ -98,6 +98,12 @@ class Balancer(Protocol):
         table waiting at its boundary asks; nothing changes)."""
         ...
 
+    def idle_wakes(self, seating: SeatMap) -> tuple[int, ...] | None:
+        """The waiting tables whose idle boundary a step may have changed without naming them
+        (their shells ask the core again): these, or None for any of them after a step that
+        moves or eliminates players (a break due, the fullest or emptiest table changed)."""
+        ...
+
     def settle(self, seating: SeatMap, table: int) -> None:
         """STEP 5: `table` stayed open; forget what it no longer waits for."""
 
@@ -130,8 +136,7 @@ def fill_emptiest(seating: SeatMap, players: int, rng: random.Random) -> dict[in
     """How many of `players` each open table receives, one at a time to a table with the
     fewest players (ties: a random but fixed order, so equal tables take turns)."""
     size = seating.max_per_table
-    heap = [(len(seating.seats(t)), rng.random(), t) for t in seating.counts.below(size)]
-    heapq.heapify(heap)
+    heap = _emptiest(seating, players, rng)
     quota: dict[int, int] = {}
     for _ in range(players):
         count, key, t = heapq.heappop(heap)  # FO-3 guarantees enough open seats
@@ -139,6 +144,18 @@ def fill_emptiest(seating: SeatMap, players: int, rng: random.Random) -> dict[in
         if count + 1 < size:
             heapq.heappush(heap, (count + 1, key, t))
     return quota
+
+
+def _emptiest(seating: SeatMap, players: int, rng: random.Random) -> list[tuple[int, float, int]]:
+    """The heap `players` are seated from, one at a time to its least (players seated, a
+    tie-break, table), which goes back in with one more until full: one tie-break drawn per
+    table with an open seat, in table order, and only the `players` least of those entries
+    kept. Each pop takes the least of the rest, so the pops never reach past them: the same
+    choices as a heap of every such table, without heaping a big field's tables per closing."""
+    tables = seating.tables_below(seating.max_per_table)
+    ties = [rng.random() for _ in tables]  # every table's draw, as ever: the RNG goes on alike
+    entries = zip([len(seating.seats(t)) for t in tables], ties, tables, strict=True)
+    return heapq.nsmallest(players, entries)  # sorted: already a heap
 
 
 # ---------------------------------------------------------------- threshold (CLOSE, BAL)
@@ -170,6 +187,9 @@ class Threshold:
     def gives(self, seating: SeatMap, table: int) -> bool:
         return False  # BAL-1 is taken after a hand (CLOSE-1: "after every hand")
 
+    def idle_wakes(self, seating: SeatMap) -> tuple[int, ...] | None:
+        return None  # CLOSE-1, BAL-1: any table's, as the field changes
+
     def close(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
         """CLOSE-1: the players (sitting-out ones too) move one at a time, in random order, each
         to a random open seat of a table with the fewest players (ties: a random fixed order,
@@ -177,8 +197,7 @@ class Threshold:
         size = seating.max_per_table
         leaving = seating.take_down(table)
         rng.shuffle(leaving)
-        heap = [(len(seating.seats(t)), rng.random(), t) for t in seating.counts.below(size)]
-        heapq.heapify(heap)
+        heap = _emptiest(seating, len(leaving), rng)
         moves: list[Move] = []
         for seat, player, was_out in leaving:
             count, key, to_table = heapq.heappop(heap)

@@ -95,6 +95,9 @@ class Equilibrium:
         counted: their seats are reserved), fullest or not."""
         return seating.counts.lowest() <= len(seating.seats(table)) - 2
 
+    def idle_wakes(self, seating: SeatMap) -> tuple[int, ...] | None:
+        return None  # FO-3 closes any idle table once a break is due; HALT-1 follows the fullest
+
     def balance(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
         """FO-2, FO-4: while this table holds 2+ more players than the shortest, send the
         player nearest the position of the short table's request into that seat. Equally

@@ -180,6 +180,11 @@ class TableFloor:
         self._open(table)
         return self._balancer.gives(self._seating, table)
 
+    def idle_wakes(self) -> tuple[int, ...] | None:
+        """The waiting tables whose idle boundary may have changed without a step naming them
+        (TDA-2: the table due to break); None: any of them, once players moved or busted."""
+        return self._balancer.idle_wakes(self._seating)
+
     # ---------------------------------------------------------------- the boundary
 
     def after_hand(

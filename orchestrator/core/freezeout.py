@@ -49,6 +49,9 @@ class FreezeOut(Seating):
     def owes_players(self, table: int) -> bool:
         return self._floor.owes_players(table)
 
+    def idle_wakes(self) -> tuple[int, ...] | None:
+        return self._floor.idle_wakes()
+
     def opening(self, play: Play, rng: random.Random) -> list[Event]:
         events = play.open_tables(self.tables, rng)
         if len(self.tables) == 1:

@@ -10,7 +10,7 @@ from orchestrator.core.clock import LevelClock
 from orchestrator.core.config import BlindLevel, TournamentConfig
 from orchestrator.core.levels import blind_level
 from orchestrator.core.play import Play
-from orchestrator.core.structures import Structure
+from orchestrator.core.structures import Seating, Structure
 from orchestrator.core.tables import TableState
 from orchestrator.errors import ReportError, TournamentStateError
 
@@ -28,6 +28,7 @@ class TournamentQueries:
     cancelled: str | None
     finished: bool
     structures: tuple[Structure, ...]
+    seating: Seating
 
     @property
     def stacks(self) -> Mapping[str, int]:
@@ -106,6 +107,12 @@ class TournamentQueries:
             return None
         ahead = pace.hands[table] - pace.lead
         return ahead if ahead > pace.slowest() else None
+
+    def idle_wakes(self) -> tuple[int, ...] | None:
+        """The tables waiting for anything but START-2's lead (short of players, halted) that
+        a step may have let go without naming them; None: any of them, after a step that
+        moves or eliminates players (`Seating.idle_wakes`)."""
+        return self.seating.idle_wakes()
 
     def slowest(self) -> int:
         """START-2: the hands the slowest table has played in this level."""

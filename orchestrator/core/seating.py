@@ -117,10 +117,6 @@ class TableIndex:
     def highest(self) -> int:
         return next(v for v in range(len(self._buckets) - 1, -1, -1) if self._buckets[v])
 
-    def below(self, value: int) -> Iterator[int]:
-        """Tables whose value is below `value`, in table order."""
-        return iter(sorted(t for v in range(value) for t in self._buckets[v]))
-
 
 class _TablesView(Mapping[int, Mapping[int, str]]):
     """A live, read-only view of the open tables (no copy per call)."""
@@ -217,6 +213,16 @@ class SeatMap:
         """The seat of the player who is big blind in `table`'s next hand (HE-9)."""
         return next_big_blind(self._seats[table], self.big_blind(table))
 
+    def highest_table(self) -> int:
+        """The highest-numbered open table, without a scan: tables open in number order
+        (`open_table` takes a number above every other, numbers are never reused), so the map
+        keeps them in that order."""
+        return next(reversed(self._seats))
+
+    def tables_below(self, players: int) -> list[int]:
+        """The open tables seating fewer than `players`, in table order (the map's)."""
+        return [t for t, seats in self._seats.items() if len(seats) < players]
+
     def empty_seats(self, table: int) -> list[int]:
         seats = self._seats[table]
         return [s for s in range(1, self._max + 1) if s not in seats]
@@ -233,7 +239,7 @@ class SeatMap:
         self._actives.add(table, len(seats) - len(players))
 
     def open_table(self, table: int) -> None:
-        """A new, empty table."""
+        """A new, empty table, numbered above every table opened before it."""
         self._seats[table], self._out[table] = {}, set()
         self._counts.add(table, 0)
         self._actives.add(table, 0)

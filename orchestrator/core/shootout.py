@@ -97,6 +97,9 @@ class ShootOut(Seating):
     def owes_players(self, table: int) -> bool:
         return False
 
+    def idle_wakes(self) -> tuple[int, ...] | None:
+        return None
+
     def opening(self, play: Play, rng: random.Random) -> list[Event]:
         return self._open_phase(play, self._seating, rng)
 

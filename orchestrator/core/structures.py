@@ -146,6 +146,13 @@ class Seating(Structure, Protocol):
         then takes its boundary again. Asking changes nothing."""
         ...
 
+    def idle_wakes(self) -> tuple[int, ...] | None:
+        """The tables waiting short of players (or halted) whose answer a step may have
+        changed without naming them: these, or None for any of them after a step that moves
+        or eliminates players (the shells' long polls ask those again). Asking changes
+        nothing."""
+        ...
+
 
 def final_table(tables: Mapping[int, Mapping[int, str]], table: int) -> FinalTable:
     seated = tables[table]

@@ -75,7 +75,7 @@ class Tda:
 
     def closes(self, seating: SeatMap, table: int) -> bool:
         """FO-3 says when a table breaks, TDA-2 which one."""
-        return _break_due(seating) and table == max(seating.tables)
+        return _break_due(seating) and table == seating.highest_table()
 
     def settle(self, seating: SeatMap, table: int) -> None:
         """TDA-3: who came from a broken table before this boundary plays his first hand here
@@ -127,6 +127,12 @@ class Tda:
                 )
             )
         return moves
+
+    def idle_wakes(self, seating: SeatMap) -> tuple[int, ...]:
+        """The one waiting table a step can let go without naming it: the table due to break
+        (TDA-2), whose idle boundary breaks it. A short table waits for nothing else: nobody
+        is balanced while a break is due, and a player sent to it names it."""
+        return (seating.highest_table(),) if _break_due(seating) else ()
 
     def gives(self, seating: SeatMap, table: int) -> bool:
         """FO-2 says when, TDA-2 which table: the highest-numbered fullest one sends, while it

@@ -389,7 +389,9 @@ class Orchestrator:
             raise LeaseLost(f"tournament {self._stream!r}: the lease went to another owner")
         self._log.stage(events, ts=now, hands=hands)
         tournament = self._tournament
-        self._polls.stepped(events, tournament.wake_mark(), tournament.slowest())
+        self._polls.stepped(
+            events, tournament.wake_mark(), tournament.slowest(), tournament.idle_wakes()
+        )
         if self._snapshot_pace.staged(len(events)) and self._snapshots:
             # Taken when the loop next turns, a step boundary (no step awaits inside): the
             # encoding runs while this step's batch is being written, not before its reply.

@@ -347,7 +347,9 @@ async def _play(options: ScaleOptions, log: EventLog, keep_log: bool) -> ScaleFi
         now = event_time(time.time())
         step = decide(now, step_rng(seed, log.seq))
         staged = log.stage(step.events, ts=now, hands=_history(report, step))
-        polls.stepped(step.events, tournament.wake_mark(), tournament.slowest())
+        polls.stepped(
+            step.events, tournament.wake_mark(), tournament.slowest(), tournament.idle_wakes()
+        )
         if snapshots.staged(len(step.events)):  # as the actor: at the loop's next turn
             asyncio.get_running_loop().call_soon(take_snapshot)
         if keep_log:

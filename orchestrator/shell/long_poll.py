@@ -8,7 +8,9 @@ the core again. Which steps may release which table (the core's `wake_mark` and
   hands it waits for (most waiting tables of a big field wait for this);
 - any other waiting table (short of players, halted, held for a hand-for-hand round) is
   released by a step with more than a hand in it (moves, eliminations, closings, a table lost
-  or ready): such a step can have changed its seats;
+  or ready): such a step can have changed its seats. Unless the floor names the only ones
+  such a step can have let go (`Tournament.idle_wakes`; TDA: the table due to break): then
+  only those, so a big field's short tables do not all ask again at every elimination;
 - every table named by a step's events, and every table when the wake mark changes (play
   started or stopped, a pause, a new level, a hand-for-hand round ended, the end).
 
@@ -97,8 +99,16 @@ class LongPolls:
                 self._release([table])
         return True
 
-    def stepped(self, events: Iterable[Event], mark: tuple[object, ...], slowest: int) -> None:
-        """A step was staged: release every held table it may have released."""
+    def stepped(
+        self,
+        events: Iterable[Event],
+        mark: tuple[object, ...],
+        slowest: int,
+        idle_wakes: Iterable[int] | None = None,
+    ) -> None:
+        """A step was staged: release every held table it may have released. `idle_wakes`:
+        the only tables held for anything but START-2's lead that it can have let go without
+        naming them (None: any of them, if it moved or eliminated players)."""
         if mark != self._mark:
             self._mark = mark
             self._release(list(self._held))
@@ -111,8 +121,10 @@ class LongPolls:
                 value = getattr(event, key, None)
                 if isinstance(value, int):
                     named.add(value)
+        if idle_wakes is not None:
+            named.update(idle_wakes)
         released = named & self._held.keys()
-        if more_than_a_hand:
+        if more_than_a_hand and idle_wakes is None:
             released |= self._other
         for at in [at for at in self._by_pace if at <= slowest]:
             released |= self._by_pace[at]
