@@ -337,6 +337,7 @@ class Orchestrator:
             return
         step = self._tournament.table_restarted(table, node=node)
         await self._record(step, time.time())  # logged before the new actor deals
+        logged = time.perf_counter()
         assert step.reply is not None
         self._open_table(step.reply, replica)
         logging.getLogger(__name__).warning(
@@ -348,7 +349,7 @@ class Orchestrator:
             placed - started,
             attempts,
             "a spare" if spare else "a new process",
-            time.perf_counter() - started,
+            logged - started,
         )
 
     async def _log_node_loss(self, node: str) -> None:
