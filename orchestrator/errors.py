@@ -288,6 +288,14 @@ class ReentryError(RegistrationError):
     """A re-entry the tournament's rules do not allow (limit reached)."""
 
 
+class FundingWithdrawnError(RegistrationError):
+    """A payment the front door withdrew (after a restart, to credit it back) cannot be taken."""
+
+
+class FundingTakenError(RegistrationError):
+    """A payment the run took already cannot be withdrawn (nor taken a second time)."""
+
+
 class SkillRangeError(RegistrationError):
     """The player's ranking is outside the tournament's admitted range (SKILL-2)."""
 

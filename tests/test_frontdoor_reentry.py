@@ -21,11 +21,12 @@ from tournament_checks import opened_tables, quiet
 
 from orchestrator._proto import frontdoor_pb2 as pb
 from orchestrator._proto import frontdoor_pb2_grpc as pb_grpc
-from orchestrator.core import codec
+from orchestrator.core import codec, state_codec
 from orchestrator.core.config_toml import parse_config
 from orchestrator.core.events import (
     Event,
     EventRecord,
+    FundingWithdrawn,
     HandFinished,
     PlayerEliminated,
     PlayerFunded,
@@ -37,6 +38,8 @@ from orchestrator.core.replay import open_tournament, rebuild_from_log, snapshot
 from orchestrator.core.tournament import Step
 from orchestrator.errors import (
     AlreadyRegisteredError,
+    FundingTakenError,
+    FundingWithdrawnError,
     InsufficientFundsError,
     ReentryError,
     RegistrationClosedError,
@@ -141,9 +144,11 @@ class Logged:
         self.ready[spec.table] = step.reply
         return busted
 
-    def reenter(self, player: str, deposit: int) -> Step:
+    def reenter(self, player: str, deposit: int, key: str = "") -> Step:
         return self.take(
-            lambda rng: self.tournament.register_late(player, now=1.0, rng=rng, deposit=deposit)
+            lambda rng: self.tournament.register_late(
+                player, now=1.0, rng=rng, deposit=deposit, key=key
+            )
         )
 
     def types(self) -> list[str]:
@@ -175,6 +180,53 @@ def test_late_a_bust_re_enters_only_when_he_asks_funded_in_his_step_and_replayed
     assert logged.tournament.prize_pool == 1000 * 4  # three entries and the re-entry
     rebuilt = rebuild_from_log(logged.records)
     assert snapshot(rebuilt) == snapshot(logged.tournament)
+
+
+def test_late_a_payment_withdrawn_is_never_taken_and_one_taken_is_never_withdrawn() -> None:
+    """LATE: the front door, restarted with a re-entry's payment open, withdraws it from the
+    run before crediting it back. The run decides in its own order: a payment withdrawn first
+    is refused when the old call arrives; one taken first cannot be withdrawn. A refusal
+    changes nothing, and the log (with `funding_withdrawn`) rebuilds the same tournament."""
+    logged = Logged(auto=False, players=4)
+    player = logged.bust()
+    step = logged.take(lambda rng: logged.tournament.withdraw_funding("t/k1", now=1.0))
+    assert step.events == [FundingWithdrawn(key="t/k1")]
+    before = snapshot(logged.tournament)
+    with pytest.raises(FundingWithdrawnError, match="withdrawn by the front door"):
+        logged.tournament.register_late(
+            player, now=1.0, rng=random.Random(1), deposit=PRICE, key="t/k1"
+        )
+    assert snapshot(logged.tournament) == before
+    late = logged.tournament.late
+    assert late is not None and late.waiting(player)  # his offer stands: he may ask again
+
+    step = logged.reenter(player, PRICE, key="t/k2")  # asked again, a new payment
+    assert step.events[0] == PlayerFunded(player=player, amount=PRICE, key="t/k2")
+    before = snapshot(logged.tournament)
+    with pytest.raises(FundingTakenError, match="its entry stands"):
+        logged.tournament.withdraw_funding("t/k2", now=1.0)
+    with pytest.raises(FundingTakenError, match="taken already"):
+        logged.tournament.register_late(
+            player, now=1.0, rng=random.Random(1), deposit=PRICE, key="t/k2"
+        )
+    with pytest.raises(FundingWithdrawnError, match="by its key"):
+        logged.tournament.withdraw_funding("", now=1.0)
+    assert snapshot(logged.tournament) == before
+    assert "funding_withdrawn" in logged.types()
+    rebuilt = rebuild_from_log(logged.records)
+    assert snapshot(rebuilt) == snapshot(logged.tournament)
+    with pytest.raises(FundingWithdrawnError):  # the withdrawal replayed too
+        rebuilt.register_late(player, now=1.0, rng=random.Random(1), deposit=PRICE, key="t/k1")
+
+
+def test_late_a_snapshot_of_version_1_reads_as_a_run_that_took_no_keyed_payment() -> None:
+    logged = Logged(auto=False, players=4)
+    logged.reenter(logged.bust(), PRICE)  # a re-entry of release 1: no key
+    document = state_codec.encode_snapshot(logged.tournament)
+    (late,) = state_codec.objects_of(document, "late.LateEntry")
+    assert late.pop("_funding") == {}
+    old = {**document, "v": 1}
+    assert snapshot(state_codec.decode_snapshot(old)) == snapshot(logged.tournament)
 
 
 @pytest.mark.parametrize(
@@ -330,6 +382,44 @@ def test_late_a_restart_closes_the_window_between_the_debit_and_the_run_s_record
         closed = "reentered" if mode == "lost_after" else "reentry_refused"
         assert desk_log(again)[-1] == closed
         assert desk_log(again).count(closed) == 1
+
+
+@pytest.mark.parametrize("arrives", ["before", "after"])
+def test_late_a_restart_withdraws_an_open_payment_from_a_run_that_outlived_the_front_door(
+    tmp_path: Path, arrives: str
+) -> None:
+    """An external cluster's orchestrator outlived the front door, and the old desk's call for
+    a re-entry is still on its way. The restarted desk withdraws the payment from the run
+    before crediting it back: if the call arrived first the entry stands and nothing is given
+    back; if it arrives after, the run refuses it. Either way ann paid for what she holds."""
+
+    async def crashed() -> FakeRun:
+        desk, run = await started(tmp_path)
+        run.mode = "in_flight"
+        with pytest.raises(NotAvailable):
+            await desk.reenter(TOURNAMENT, "ann")
+        assert desk.balance("ann") == WALLET - 2200 and desk_log(desk)[-1] == "reentry_paying"
+        await desk.close()
+        return run
+
+    async def restarted(run: FakeRun) -> None:
+        if arrives == "before":
+            run.arrive()
+        again = FakeRunDesk(tmp_path, outlived=run)
+        await again.restore()
+        run.arrive()
+        entries = [r for r in run.records if r["type"] == "player_registered"]
+        if arrives == "before":
+            assert desk_log(again)[-1] == "reentered"
+            assert again.balance("ann") == WALLET - 2200 and len(entries) == 4
+        else:
+            assert desk_log(again)[-1] == "reentry_refused"
+            assert again.balance("ann") == WALLET - 1100 and len(entries) == 3
+            assert [r["type"] for r in run.records].count("funding_withdrawn") == 1
+        await again.close()
+
+    run = asyncio.run(crashed())
+    asyncio.run(restarted(run))
 
 
 def test_late_reentries_decide_offers_from_the_run_s_events() -> None:

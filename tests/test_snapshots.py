@@ -146,7 +146,8 @@ def test_every_state_class_round_trips_and_decides_the_rest_of_the_run_alike(
         ends = sorted(states)
         for end in random.Random(seed).sample(ends[:-1], min(6, len(ends) - 1)):
             document = json.loads(states[end])
-            assert document["format"] == "mtt-snapshot" and document["v"] == 1
+            assert document["format"] == "mtt-snapshot"
+            assert document["v"] == state_codec.SNAPSHOT_VERSION
             seen |= classes_in(document)
             loaded = load_snapshot(states[end])
             finished = rebuild(
@@ -167,8 +168,9 @@ def test_every_state_class_round_trips_and_decides_the_rest_of_the_run_alike(
 
 
 def test_a_renamed_field_is_an_upcast(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Were `LevelClock.level` called `lvl` in snapshot version 1, version 2 reads it through
-    its upcaster."""
+    """Were `LevelClock.level` called `lvl` in this snapshot version, the next one reads it
+    through its upcaster."""
+    current = state_codec.SNAPSHOT_VERSION
     old = state_codec.encode_snapshot({"clock": LevelClock(level=4)})
     for node in state_codec.objects_of(old, "clock.LevelClock"):
         node["lvl"] = node.pop("level")
@@ -176,13 +178,13 @@ def test_a_renamed_field_is_an_upcast(monkeypatch: pytest.MonkeyPatch) -> None:
     def rename(document: dict[str, Any]) -> dict[str, Any]:
         for node in state_codec.objects_of(document, "clock.LevelClock"):
             node["level"] = node.pop("lvl")
-        return {**document, "v": 2}
+        return {**document, "v": current + 1}
 
-    monkeypatch.setattr(state_codec, "SNAPSHOT_VERSION", 2)
-    monkeypatch.setitem(state_codec.SNAPSHOT_UPCASTERS, 1, rename)
+    monkeypatch.setattr(state_codec, "SNAPSHOT_VERSION", current + 1)
+    monkeypatch.setitem(state_codec.SNAPSHOT_UPCASTERS, current, rename)
     assert state_codec.decode_snapshot(old) == {"clock": LevelClock(level=4)}
-    monkeypatch.delitem(state_codec.SNAPSHOT_UPCASTERS, 1)
-    with pytest.raises(RecordError, match="no upcaster from snapshot version 1"):
+    monkeypatch.delitem(state_codec.SNAPSHOT_UPCASTERS, current)
+    with pytest.raises(RecordError, match=f"no upcaster from snapshot version {current}"):
         state_codec.decode_snapshot(old)
 
 

@@ -56,6 +56,7 @@ __all__ = [
     "FinalTable",
     "FlightBagged",
     "FlightBagging",
+    "FundingWithdrawn",
     "HandFinished",
     "HandForHand",
     "HandTiming",
@@ -415,6 +416,17 @@ class PlayerFunded(Event):
     EVENT_TYPE: ClassVar[str] = "player_funded"
     player: str
     amount: int
+    key: str = ""  # the payment's key in the player's wallet (the front door's), if any
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FundingWithdrawn(Event):
+    """LATE: the front door, restarted with a re-entry's payment open (`reentry_paying`),
+    withdrew it before crediting it back: a `player_funded` with this `key` is refused from
+    now on, so the run never takes an entry its payer has given back."""
+
+    EVENT_TYPE: ClassVar[str] = "funding_withdrawn"
+    key: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

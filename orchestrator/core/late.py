@@ -15,6 +15,12 @@ Registration stays open through level `late_registration_levels`. Meanwhile:
   door's players do, whose wallets pay.
 - a player who busts for good is placed when registration closes (the field is known only
   then), below everyone still in, the first out last.
+
+A payment brought from a wallet carries its key (`player_funded`'s `key`). The front door,
+restarted while a re-entry's payment was open, asks the run to withdraw it (`withdraw`) before
+crediting it back: one step decides, in the run's own order, whether the run took it already
+(refused: the entry stands) or never will (`funding_withdrawn`, and a later `register` with
+that key is refused), so the wallet and the run's ledger cannot both keep the money.
 """
 
 from __future__ import annotations
@@ -23,7 +29,13 @@ import random
 from collections.abc import Sequence
 
 from orchestrator.core.config import TournamentConfig
-from orchestrator.core.events import Event, PlayerFunded, PlayerReentered, PlayerSeated
+from orchestrator.core.events import (
+    Event,
+    FundingWithdrawn,
+    PlayerFunded,
+    PlayerReentered,
+    PlayerSeated,
+)
 from orchestrator.core.freezeout import FreezeOut
 from orchestrator.core.places import Busted, place_eliminated
 from orchestrator.core.play import Play
@@ -32,6 +44,8 @@ from orchestrator.core.structures import Busts, Structure
 from orchestrator.errors import (
     AccountExistsError,
     AlreadyRegisteredError,
+    FundingTakenError,
+    FundingWithdrawnError,
     InsufficientFundsError,
     ReentryError,
     RegistrationClosedError,
@@ -52,6 +66,7 @@ class LateEntry(Structure):
         self._seating = seating
         self._reentered: dict[str, int] = {}
         self._busted: list[tuple[Busted, int, int]] = []  # (who, table, hand), worst first
+        self._funding: dict[str, bool] = {}  # a wallet payment's key -> taken (else withdrawn)
 
     def _registering(self, play: Play) -> bool:
         return play.clock.level <= self._levels
@@ -59,22 +74,30 @@ class LateEntry(Structure):
     # --- late registration ----------------------------------------------------------------
 
     def register(
-        self, play: Play, player: str, *, now: float, rng: random.Random, deposit: int = 0
+        self,
+        play: Play,
+        player: str,
+        *,
+        now: float,
+        rng: random.Random,
+        deposit: int = 0,
+        key: str = "",
     ) -> list[Event]:
         """REG-1: a first entry while late registration is open, seated at once (never between
         the next hand's button and its first blind; dealt in at his table's next hand). A
         player the start did not fund brings `deposit` cents: `player_funded` then leads the
         step (`fund`). Refused (typed `RegistrationError` or `LedgerError`, nothing changed)
         when registration is closed, the player has entered before (re-entries follow a
-        bust), cannot pay, or is not admitted. A busted player waiting for his place re-enters
-        (`reenter`)."""
+        bust), cannot pay, or is not admitted, or its payment's `key` was withdrawn or taken
+        before. A busted player waiting for his place re-enters (`reenter`)."""
+        self._verify_key(key)
         if self.waiting(player):
-            return self.reenter(play, player, now=now, rng=rng, deposit=deposit)
+            return self.reenter(play, player, now=now, rng=rng, deposit=deposit, key=key)
         if play.registration.registrant(player) is not None:
             raise AlreadyRegisteredError(
                 f"{player} has entered this tournament already: a re-entry follows a bust"
             )
-        events = self.fund(play, player, deposit, now=now) if deposit else []
+        events = self.fund(play, player, deposit, now=now, key=key) if deposit else []
         events += play.registration.register(player, now=now)
         play.field_size += 1
         return events + self._seat(play, player, reentry=False, rng=rng)
@@ -102,14 +125,41 @@ class LateEntry(Structure):
                 f"REG-1: {player} brings {amount}, the entry is {rules.price}"
             )
 
-    def fund(self, play: Play, player: str, amount: int, *, now: float) -> list[Event]:
+    def fund(
+        self, play: Play, player: str, amount: int, *, now: float, key: str = ""
+    ) -> list[Event]:
         """REG-1: the account (and SKILL-3 ranking) of a late registrant the start did not
         fund, checked first (`verify_fund`); `register` takes his entry next."""
         self.verify_fund(play, player, amount)
         registration = play.registration
         registration.rankings.add_player(player)
         registration.ledger.open_account(player, amount, now=now)
-        return [PlayerFunded(player=player, amount=amount)]
+        return [self._funded(player, amount, key)]
+
+    def _funded(self, player: str, amount: int, key: str) -> PlayerFunded:
+        if key:
+            self._funding[key] = True
+        return PlayerFunded(player=player, amount=amount, key=key)
+
+    def _verify_key(self, key: str) -> None:
+        taken = self._funding.get(key)
+        if taken is None:
+            return
+        if taken:
+            raise FundingTakenError(f"the payment {key} was taken already")
+        raise FundingWithdrawnError(
+            f"the payment {key} was withdrawn by the front door (credited back): ask again"
+        )
+
+    def withdraw(self, key: str) -> list[Event]:
+        """The front door gives a payment back (after a restart with it open): refused
+        (`FundingTakenError`, nothing changed) if the run took it, else withdrawn for good."""
+        if not key:
+            raise FundingWithdrawnError("a payment is withdrawn by its key, not an empty one")
+        if self._funding.get(key):
+            raise FundingTakenError(f"the payment {key} was taken: its entry stands")
+        self._funding[key] = False
+        return [FundingWithdrawn(key=key)]
 
     # --- re-entry on request (`reentry_auto` false) ---------------------------------------
 
@@ -143,7 +193,14 @@ class LateEntry(Structure):
             )
 
     def reenter(
-        self, play: Play, player: str, *, now: float, rng: random.Random, deposit: int = 0
+        self,
+        play: Play,
+        player: str,
+        *,
+        now: float,
+        rng: random.Random,
+        deposit: int = 0,
+        key: str = "",
     ) -> list[Event]:
         """LATE: a busted player waiting for his place enters again because he asked,
         bringing `deposit` cents into his account (`player_funded` leads the step, as for a
@@ -154,7 +211,7 @@ class LateEntry(Structure):
         events: list[Event] = []
         if deposit:
             registration.ledger.deposit(player, deposit, now=now)
-            events.append(PlayerFunded(player=player, amount=deposit))
+            events.append(self._funded(player, deposit, key))
         self._busted = [b for b in self._busted if b[0].player != player]
         events += registration.eliminated(player, now=now)
         events += registration.register(player, now=now)

@@ -7,13 +7,14 @@ start's own events: `rebuild` takes what the start was given from its caller ins
 
 The orchestrator takes a decision in steps: the start, a finished hand, a poll that changed
 something, a table's actor ready (START-1), a table's loss and its restart, and the commands
-(pause, resume, cancel, a late registration, a sanction, a rebuy asked for). Each step's events
-are logged as one batch, led by an event that names the step's input (`hand_finished` carries
-the whole report, `table_polled` and `table_ready` the table, `hand_voided` or `table_lost` and
-`table_restarted` theirs, `player_registered` the late registrant (`player_funded` one the
-start did not fund), `warning_issued`, `penalty` and `player_disqualified` the sanction,
-`rebuy_requested` the player). Each step draws from its own RNG, seeded by the run's seed
-and the log position it starts at (`step_rng`), and reads the time that is logged with it
+(pause, resume, cancel, a late registration, a sanction, a rebuy asked for, a payment given
+back). Each step's events are logged as one batch, led by an event that names the step's input
+(`hand_finished` carries the whole report, `table_polled` and `table_ready` the table,
+`hand_voided` or `table_lost` and `table_restarted` theirs, `player_registered` the late
+registrant (`player_funded` one the start did not fund), `warning_issued`, `penalty` and
+`player_disqualified` the sanction, `rebuy_requested` the player, `funding_withdrawn` the
+payment). Each step draws from its own RNG, seeded by the run's seed and the log position it
+starts at (`step_rng`), and reads the time that is logged with it
 (`ts`), so replaying the steps in log order takes the same decisions again: `rebuild` does
 that, reading every record through the codec (`core.codec`), and checks every replayed step's
 events against the logged ones before going on.
@@ -37,6 +38,7 @@ from orchestrator.core.events import (
     DealProposed,
     Event,
     EventRecord,
+    FundingWithdrawn,
     HandFinished,
     HandVoided,
     PenaltyGiven,
@@ -269,7 +271,11 @@ def _registered(t: Tournament, e: PlayerRegistered, ts: float, rng: random.Rando
 
 
 def _funded(t: Tournament, e: PlayerFunded, ts: float, rng: random.Random) -> list[Event]:
-    return t.register_late(e.player, now=ts, rng=rng, deposit=e.amount).events
+    return t.register_late(e.player, now=ts, rng=rng, deposit=e.amount, key=e.key).events
+
+
+def _withdrawn(t: Tournament, e: FundingWithdrawn, ts: float, rng: random.Random) -> list[Event]:
+    return t.withdraw_funding(e.key, now=ts).events
 
 
 def _sanction(kind: SanctionKind) -> _Replay:
@@ -316,6 +322,7 @@ _STEPS: dict[str, _Replay] = {
     "tournament_cancelled": _cancelled,
     "player_registered": _registered,  # a late registration (the start's are in its step)
     "player_funded": _funded,  # a late registration the start did not fund (REG-1)
+    "funding_withdrawn": _withdrawn,  # LATE: a payment the front door gave back
     "warning_issued": _sanction(SanctionKind.WARNING),
     "penalty": _sanction(SanctionKind.PENALTY),
     "player_disqualified": _sanction(SanctionKind.DISQUALIFICATION),

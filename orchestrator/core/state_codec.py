@@ -60,10 +60,21 @@ __all__ = [
 ]
 
 SNAPSHOT_FORMAT = "mtt-snapshot"
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
+
+
+def _late_entries_fund_by_key(document: dict[str, Any]) -> dict[str, Any]:
+    """Version 2: a late tournament keeps its wallet payments by key (`LateEntry._funding`);
+    one of version 1 had taken none with a key."""
+    for late in objects_of(document, "late.LateEntry"):
+        late.setdefault("_funding", {})
+    return {**document, "v": 2}
+
 
 # version -> the document of that version as the next version has it.
-SNAPSHOT_UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+SNAPSHOT_UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _late_entries_fund_by_key,
+}
 
 _CORE = "orchestrator.core."
 _PROTOCOL = "table_worker.protocol"

@@ -182,15 +182,25 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
         return self._step(events)
 
     def register_late(
-        self, player: str, *, now: float, rng: random.Random, deposit: int = 0
+        self, player: str, *, now: float, rng: random.Random, deposit: int = 0, key: str = ""
     ) -> Step:
-        """REG-1 while late registration lasts: `player` enters and is seated (`core.late`)."""
+        """REG-1 while late registration lasts: `player` enters and is seated (`core.late`);
+        `key` names the wallet's payment of `deposit`, if any (LATE: `withdraw_funding`)."""
         self._require_running("register")
         if self.late is None:
             raise RegistrationClosedError("REG-1: this tournament takes no late registration")
-        events = self.late.register(self.play, player, now=now, rng=rng, deposit=deposit)
+        events = self.late.register(self.play, player, now=now, rng=rng, deposit=deposit, key=key)
         self.play.pace.sync(self.seating.tables)
         return self._step(events)
+
+    def withdraw_funding(self, key: str, *, now: float) -> Step:
+        """LATE: the front door gives back the payment `key` it could not see taken (after its
+        restart): refused with `FundingTakenError` if the run took it, else a later
+        registration with it is refused (`core.late`). Taken in any state: a payment outlives
+        late registration and the run's end."""
+        if self.late is None:
+            raise RegistrationClosedError("REG-1: this tournament takes no late registration")
+        return self._step(self.late.withdraw(key))
 
     def sanction(
         self,

@@ -65,6 +65,7 @@ from orchestrator.errors import (
     PACKAGE_ERRORS,
     ConfigError,
     DealInHandError,
+    FundingTakenError,
     OrchestratorError,
     StoreError,
 )
@@ -434,7 +435,7 @@ class Desk:
             self._undo_reentry(entry, intent)
             raise
         try:
-            await orchestrator.register_late(player, price)
+            await orchestrator.register_late(player, price, key)
         except OrchestratorError as exc:  # the core refused: nothing changed in the run
             self._undo_reentry(entry, intent)
             raise refusal(exc, "reenter refused") from exc
@@ -492,10 +493,31 @@ class Desk:
         self._persist(entry, reentry_record(kind, intent))
         entry.reentries.open.pop(intent.key, None)
 
+    async def _settle_with_run(self, entry: Entry) -> None:
+        """After a restart, for a run that is playing: each re-entry payment left open by the
+        crash is withdrawn from the run before it is credited back (`withdraw_funding`), so a
+        call of the old front door's still on its way to the orchestrator (which may have
+        outlived it) cannot take the entry afterwards; the run refusing says it took it."""
+        orchestrator = entry.orchestrator
+        if orchestrator is None:
+            self._settle_reentries(entry)
+            return
+        for intent in list(entry.reentries.open.values()):
+            try:
+                await orchestrator.withdraw_funding(intent.key)
+            except FundingTakenError:
+                self._close_reentry(entry, "reentered", intent)
+                continue
+            except PACKAGE_ERRORS as exc:  # unreachable: the next restart settles it
+                log.error("%s: re-entry %s left open: %s", entry.tournament_id, intent.key, exc)
+                continue
+            self._undo_reentry(entry, intent)
+
     def _settle_reentries(self, entry: Entry) -> None:
-        """After a restart: each re-entry payment left open by the crash is closed (the
-        crash window of `reenter`, `orchestrator.frontdoor.reentry`): the entry taken, or the
-        debit made sure of and credited back."""
+        """After a restart, for a run that no orchestrator plays any more (cancelled, or not
+        running again here): each re-entry payment left open by the crash is closed by the
+        run's log (the crash window of `reenter`, `orchestrator.frontdoor.reentry`): the entry
+        taken, or the debit made sure of and credited back."""
         if not entry.reentries.open:
             return
         try:
@@ -735,23 +757,23 @@ class Desk:
             self._entries[tournament_id] = entry
             for record in records:  # LATE: the re-entries being paid when it stopped
                 entry.reentries.replay(record)
+            cancelled = any(r["type"] == "cancelled" for r in records)
+            if not cancelled:
+                try:
+                    self._replay(entry, records[1:])
+                except (FrontDoorError, OrchestratorError, KeyError, TypeError) as exc:
+                    self._cannot_reschedule(entry, exc)
+            if entry.state == "running":
+                await self._reattach(entry)
             try:
-                self._settle_reentries(entry)
+                await self._settle_with_run(entry)
             except FrontDoorError as exc:  # the store refused the outcome: the next restart
                 log.error("%s: re-entries not settled: %s", tournament_id, exc)
-            if any(r["type"] == "cancelled" for r in records):
+            if cancelled:
                 self._restore_cancelled(entry, records)
-                continue
-            try:
-                self._replay(entry, records[1:])
-            except (FrontDoorError, OrchestratorError, KeyError, TypeError) as exc:
-                self._cannot_reschedule(entry, exc)
-                continue
-            if entry.state in ("announced", "registering"):
+            elif entry.state in ("announced", "registering"):
                 self._persist(entry, {"type": "rescheduled", "host": HOST})
                 log.info("%s rescheduled on %s (CRASH-1)", tournament_id, HOST)
-            elif entry.state == "running":
-                await self._reattach(entry)
 
     def _replay(self, entry: Entry, records: list[dict[str, Any]]) -> None:
         now = self._clock()

@@ -49,6 +49,7 @@ from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.tournament import Directive, OpenTable, StartSideEvent, Step
 from orchestrator.errors import (
     DealError,
+    FundingTakenError,
     LeaseLost,
     LedgerError,
     RecordError,
@@ -558,15 +559,27 @@ class Orchestrator:
         await self._ready()
         await self._command(lambda *, now: self._tournament.cancel(reason, now=now))
 
-    async def register_late(self, player: str, deposit: int = 0) -> None:
+    async def register_late(self, player: str, deposit: int = 0, key: str = "") -> None:
         """REG-1 during late registration: the player (funded at the start, or now with
-        `deposit` cents) pays his entry and takes a random seat; refused (the error raised
-        here) once registration closed."""
+        `deposit` cents, paid from his wallet under `key`) pays his entry and takes a random
+        seat; refused (the error raised here) once registration closed."""
         await self._ready()
         rng = step_rng(self._seed, self._log.seq)
         await self._command(
-            lambda *, now: self._tournament.register_late(player, now=now, rng=rng, deposit=deposit)
+            lambda *, now: self._tournament.register_late(
+                player, now=now, rng=rng, deposit=deposit, key=key
+            )
         )
+
+    async def withdraw_funding(self, key: str) -> None:
+        """LATE: the front door gives back the payment `key` (`Tournament.withdraw_funding`);
+        `FundingTakenError` raised here if the run took it. Answered once it is durable."""
+        await self._ready()
+        try:
+            await self._command(lambda *, now: self._tournament.withdraw_funding(key, now=now))
+        except FundingTakenError:
+            await self._durable()  # the step that took it may still be on its way to the store
+            raise
 
     async def sanction(
         self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0

@@ -88,8 +88,11 @@ class OrchestratorCalls:
     async def cancel(self, reason: str) -> None:
         await self._body.cancel(reason)
 
-    async def register_late(self, player: str, deposit: int = 0) -> None:
-        await self._body.register_late(player, deposit)
+    async def register_late(self, player: str, deposit: int = 0, key: str = "") -> None:
+        await self._body.register_late(player, deposit, key)
+
+    async def withdraw_funding(self, key: str) -> None:
+        await self._body.withdraw_funding(key)
 
     async def sanction(
         self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0

@@ -161,8 +161,11 @@ class OrchestratorHandle:
     def cancel(self, reason: str) -> Answer[None]:
         return self._ask("cancel", reason)
 
-    def register_late(self, player: str, deposit: int = 0) -> Answer[None]:
-        return self._ask("register_late", player, deposit)
+    def register_late(self, player: str, deposit: int = 0, key: str = "") -> Answer[None]:
+        return self._ask("register_late", player, deposit, key)
+
+    def withdraw_funding(self, key: str) -> Answer[None]:
+        return self._ask("withdraw_funding", key)
 
     def sanction(
         self, kind: SanctionKind, player: str, *, judge: str, reason: str, hands: int = 0
