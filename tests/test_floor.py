@@ -9,12 +9,16 @@ from collections import Counter
 
 import pytest
 
-from orchestrator.core.balancing import BalancingPolicy, fill_emptiest, is_short
+from orchestrator.core import codec
+from orchestrator.core.balancing import BalancingPolicy, TdaBreaks, fill_emptiest, is_short
 from orchestrator.core.blinds import next_blinds
+from orchestrator.core.config_toml import parse_config
+from orchestrator.core.events import TournamentOpened
 from orchestrator.core.floor import BoundaryDecision, TableFloor
 from orchestrator.core.seating import SeatMap, distance, position
-from orchestrator.core.tda import TDA_PROCEDURE, break_order
+from orchestrator.core.tda import break_order, procedure
 from orchestrator.errors import (
+    ConfigError,
     FloorError,
     InvalidReportError,
     InvalidSeatingError,
@@ -436,7 +440,9 @@ def test_tda1_next_big_blind_of_the_designated_table_moves_to_the_worst_seat() -
 
 def test_tda2_tables_break_highest_number_first() -> None:
     assert break_order([2, 10, 7]) == (10, 7, 2)
-    assert TDA_PROCEDURE[0] == "Tables break in order, highest table number first."
+    assert (
+        procedure("one")[0] == "Tables break in order, highest table number first, one at a time."
+    )
     floor = TableFloor(
         seating({1: [1, 2, 3], 2: [1, 2, 3], 3: [1, 2, 3]}), max_per_table=6, policy="tda"
     )
@@ -448,6 +454,67 @@ def test_tda2_tables_break_highest_number_first() -> None:
     decision = floor.after_hand(3, eliminated=[], big_blind_seat=1, rng=rng)
     assert decision.closed and len(decision.moves) == 3
     assert sizes(floor) == [4, 4]
+
+
+@pytest.mark.parametrize("breaks", ["due", "one"])
+def test_tda2_with_fo3_every_table_the_field_no_longer_needs_breaks_at_its_own_boundary(
+    breaks: TdaBreaks,
+) -> None:
+    """12 players at four tables of 4 seats; four busts leave 8, who fit two: tables 4 and 3
+    are both due (FO-3: the number of tables is always the minimum). Under "due" table 3
+    breaks at its own boundary, its players seated at tables 1 and 2 only (table 4 breaks
+    too), then table 4 at its own; under "one" (before v2) table 3 waits for table 4."""
+    floor = TableFloor(
+        seating({1: [1, 2, 3], 2: [1, 2, 3], 3: [1, 2, 3], 4: [1, 2, 3]}),
+        max_per_table=4,
+        policy="tda",
+        tda_breaks=breaks,
+    )
+    rng = random.Random(0)
+    floor.after_hand(1, eliminated=["t1s1", "t1s2"], big_blind_seat=1, rng=rng)
+    floor.after_hand(2, eliminated=["t2s1", "t2s2"], big_blind_seat=1, rng=rng)
+    assert floor.idle_wakes() == ((4, 3) if breaks == "due" else (4,))
+    third = floor.after_hand(3, eliminated=[], big_blind_seat=1, rng=rng)
+    if breaks == "due":
+        assert third.closed and {m.to_table for m in third.moves} <= {1, 2}
+        assert len(floor.tables[4]) == 3 and floor.idle_wakes() == (4,)
+    else:
+        assert not third.closed and third.moves == ()
+    assert floor.after_hand(4, eliminated=[], big_blind_seat=1, rng=rng).closed
+    if breaks == "one":
+        assert floor.idle_wakes() == (3,)
+        assert floor.after_hand(3, eliminated=[], big_blind_seat=1, rng=rng).closed
+    assert sorted(floor.tables) == [1, 2] and sizes(floor) == [4, 4]
+    assert floor.idle_wakes() == ()
+
+
+def test_tda2_the_procedure_is_published_and_a_log_of_before_keeps_breaking_one_at_a_time() -> None:
+    assert procedure("due")[0].startswith("Tables break in order, highest table number first;")
+    cfg = parse_config(
+        {"tournament": {"players": 20, "policy": "tda"}, "levels": {"blinds": [[10, 20]]}}
+    )
+    assert cfg.tda_breaks == "due"
+    with pytest.raises(ConfigError, match='under policy = "tda"'):
+        parse_config(
+            {"tournament": {"players": 20, "tda_breaks": "one"}, "levels": {"blinds": [[10, 20]]}}
+        )
+    with pytest.raises(ConfigError, match="tda_breaks"):
+        parse_config(
+            {
+                "tournament": {"players": 20, "policy": "tda", "tda_breaks": "all"},
+                "levels": {"blinds": [[10, 20]]},
+            }
+        )
+    opened = TournamentOpened(tournament="t", config=cfg, players=(), deposits={}, seed=1)
+    record = codec.record(opened, seq=1, ts=1.0)
+    assert record["v"] == 2
+    old = {
+        **record,
+        "v": 1,
+        "config": {k: v for k, v in record["config"].items() if k != "tda_breaks"},
+    }
+    read = codec.decode(old)
+    assert isinstance(read, TournamentOpened) and read.config.tda_breaks == "one"
 
 
 def test_tda2_the_table_due_to_break_is_the_one_idle_table_a_step_can_let_go() -> None:

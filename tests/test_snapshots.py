@@ -247,3 +247,20 @@ def test_a_restart_rebuilds_from_the_log_alone_when_the_snapshot_cannot_be_used(
         assert rebuild_from_store(store, "nothing/here") is None
     finally:
         store.close()
+
+
+def test_a_version_1_snapshot_of_a_tda_run_breaks_one_table_at_a_time(tmp_path: Path) -> None:
+    """Snapshot version 2 added TDA-2's several breaks at once (`tda_breaks`): a version 1
+    snapshot, taken when tables broke one at a time, goes on doing so."""
+    cfg = replace(config(players=40, buy_in=100), policy="tda")
+    _, states = drive(tmp_path, 40, 3, cfg=cfg)
+    document = json.loads(states[min(states)])
+    for node in (
+        *state_codec.objects_of(document, "tda.Tda"),
+        *state_codec.objects_of(document, "config.TournamentConfig"),
+    ):
+        assert node.pop("_breaks", node.pop("tda_breaks", None)) == "due"
+    old = state_codec.decode_snapshot({**document, "v": 1})
+    assert old.config.tda_breaks == "one"
+    (policy,) = state_codec.objects_of(state_codec.encode_snapshot(old), "tda.Tda")
+    assert policy["_breaks"] == "one"

@@ -280,7 +280,10 @@ def test_tda2_the_lobby_shows_the_published_break_order_from_before_the_start() 
     lobby = Lobby(config(policy="tda"))
     before = lobby.clock(0.0)["balancing"]
     assert before["policy"] == "tda" and before["break_order"] == []
-    assert before["procedure"][0] == "Tables break in order, highest table number first."
+    assert before["procedure"][0].startswith("Tables break in order, highest table number first;")
+    assert (
+        "one at a time" in Lobby(config(policy="tda", tda_breaks="one")).balancing()["procedure"][0]
+    )
     log = two_tables(lobby)
     assert lobby.clock(0.0)["balancing"]["break_order"] == [2, 1]
     log("table_closed", table=2)

@@ -21,7 +21,7 @@ Policies (RULES.md Decision), one `Balancer` each
     short table (RULES.md is silent; without it 6 and 5 players at two 10-seat tables would
     swap a player back and forth forever, as both are short).
     ``tda`` (TDA-1..TDA-3, `orchestrator.core.tda`): FO-2 and FO-3 say when; a procedure
-    published before the start says which table breaks and which sends (`TDA_PROCEDURE`); the
+    published before the start says which table breaks and which sends (`tda.procedure`); the
     player due to post the big blind moves to the seat that posts it soonest; a broken table's
     players draw their seats and wait for the big blind where they would skip it.
 """
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol, get_args
 
@@ -38,9 +39,11 @@ from table_worker.protocol import Blinds
 
 __all__ = [
     "BALANCING_POLICIES",
+    "TDA_BREAKS",
     "Balancer",
     "BalancingPolicy",
     "Move",
+    "TdaBreaks",
     "Threshold",
     "fill_emptiest",
     "is_short",
@@ -49,6 +52,8 @@ __all__ = [
 
 BalancingPolicy = Literal["equilibrium", "threshold", "tda"]
 BALANCING_POLICIES: Final[tuple[BalancingPolicy, ...]] = get_args(BalancingPolicy)
+TdaBreaks = Literal["due", "one"]  # TDA-2's procedure: every table due to break, or one at a time
+TDA_BREAKS: Final[tuple[TdaBreaks, ...]] = get_args(TdaBreaks)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -132,11 +137,14 @@ def move_player(seating: SeatMap, source: int, from_seat: int, target: int, to_s
     )
 
 
-def fill_emptiest(seating: SeatMap, players: int, rng: random.Random) -> dict[int, int]:
+def fill_emptiest(
+    seating: SeatMap, players: int, rng: random.Random, *, breaking: Collection[int] = ()
+) -> dict[int, int]:
     """How many of `players` each open table receives, one at a time to a table with the
-    fewest players (ties: a random but fixed order, so equal tables take turns)."""
+    fewest players (ties: a random but fixed order, so equal tables take turns); none to the
+    tables `breaking` soon themselves (FO-3 leaves room for everyone without them)."""
     size = seating.max_per_table
-    heap = _emptiest(seating, players, rng)
+    heap = _emptiest(seating, players, rng, breaking)
     quota: dict[int, int] = {}
     for _ in range(players):
         count, key, t = heapq.heappop(heap)  # FO-3 guarantees enough open seats
@@ -146,13 +154,17 @@ def fill_emptiest(seating: SeatMap, players: int, rng: random.Random) -> dict[in
     return quota
 
 
-def _emptiest(seating: SeatMap, players: int, rng: random.Random) -> list[tuple[int, float, int]]:
+def _emptiest(
+    seating: SeatMap, players: int, rng: random.Random, breaking: Collection[int] = ()
+) -> list[tuple[int, float, int]]:
     """The heap `players` are seated from, one at a time to its least (players seated, a
     tie-break, table), which goes back in with one more until full: one tie-break drawn per
     table with an open seat, in table order, and only the `players` least of those entries
     kept. Each pop takes the least of the rest, so the pops never reach past them: the same
     choices as a heap of every such table, without heaping a big field's tables per closing."""
     tables = seating.tables_below(seating.max_per_table)
+    if breaking:
+        tables = [t for t in tables if t not in breaking]
     ties = [rng.random() for _ in tables]  # every table's draw, as ever: the RNG goes on alike
     entries = zip([len(seating.seats(t)) for t in tables], ties, tables, strict=True)
     return heapq.nsmallest(players, entries)  # sorted: already a heap

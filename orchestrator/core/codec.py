@@ -66,7 +66,15 @@ Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 # (type, version) -> the fields of a record of that version as the next version has them.
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("hand_finished", 1): lambda fields: fields,  # v2 added `pots`: none in a v1 record
+    ("tournament_opened", 1): lambda fields: _tda_breaks_one(fields),
 }
+
+
+def _tda_breaks_one(fields: dict[str, Any]) -> dict[str, Any]:
+    """`tournament_opened` v2 added the config's `tda_breaks` (TDA-2): a v1 log broke one
+    table at a time, and replays so."""
+    return {**fields, "config": {"tda_breaks": "one", **fields["config"]}}
+
 
 _registry: dict[str, type[Event]] = {}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from orchestrator.core.balancing import BalancingPolicy
+from orchestrator.core.balancing import BalancingPolicy, TdaBreaks
 from orchestrator.core.time_bank import TimeBankRules
 from orchestrator.errors import ConfigError
 
@@ -140,6 +140,10 @@ class TournamentConfig:
     starting_stack: int = 10_000
     structure: str = "freezeout"
     policy: BalancingPolicy = "equilibrium"
+    # TDA-2 with FO-3: "due" breaks every table one fewer would not need (the highest numbers),
+    # each at its boundary; "one" only the highest, one at a time (the only way before v2 of
+    # `tournament_opened`, whose upcaster keeps it for older logs)
+    tda_breaks: TdaBreaks = "due"
     betting: Literal["no", "fixed"] = "no"
     buy_in: int = 0
     fee: int = 0

@@ -6,6 +6,8 @@ players = 1000            # entries (mtt run --players overrides)
 max_per_table = 10        # FO-1: 2..10
 starting_stack = 10000
 policy = "equilibrium"    # or "threshold", "tda" (RULES.md: FO-2..FO-5 / CLOSE-1 + BAL-1 / TDA)
+tda_breaks = "due"        # TDA-2 under "tda": every table FO-3 no longer needs breaks (highest
+                          # numbers) at its boundary; "one": the highest alone, one at a time
 betting = "no"            # no-limit, or "fixed" (HE-5)
 buy_in = 10000            # cents into the prize pool per entry (REG-1)
 fee = 1000                # cents of commission per entry (REG-1)
@@ -90,7 +92,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from orchestrator.core.balancing import BALANCING_POLICIES
+from orchestrator.core.balancing import BALANCING_POLICIES, TDA_BREAKS
 from orchestrator.core.config import (
     BlindLevel,
     Break,
@@ -133,6 +135,7 @@ _TOURNAMENT_KEYS = {
     "skill_levels",
     "action_seconds",
     "halt_short_tables",
+    "tda_breaks",
     *SCHEDULE_KEYS,
 } | TIME_BANK_KEYS
 _LEVEL_KEYS = {"unit", "length", "blinds", "lead", "big_blind_ante"}
@@ -182,6 +185,9 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
     structures = ("freezeout", "rebuy", "shootout")
     structure = _choice(tournament.get("structure", "freezeout"), "structure", structures)
     policy = _choice(tournament.get("policy", "equilibrium"), "policy", BALANCING_POLICIES)
+    tda_breaks = _choice(tournament.get("tda_breaks", "due"), "tda_breaks", TDA_BREAKS)
+    if "tda_breaks" in tournament and policy != "tda":
+        raise ConfigError('tda_breaks is the order tables break in under policy = "tda"')
     betting = _choice(tournament.get("betting", "no"), "betting", ("no", "fixed"))
     unit = _choice(levels_section.get("unit", "hands"), "levels.unit", ("hands", "minutes"))
     return TournamentConfig(
@@ -191,6 +197,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         starting_stack=starting_stack,
         structure=structure,
         policy=policy,  # type: ignore[arg-type]
+        tda_breaks=tda_breaks,  # type: ignore[arg-type]
         betting=betting,  # type: ignore[arg-type]
         buy_in=_whole(tournament.get("buy_in", 0), "buy_in"),
         fee=_whole(tournament.get("fee", 0), "fee"),

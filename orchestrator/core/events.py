@@ -115,6 +115,7 @@ class TournamentOpened(Event):
     the tournament (`core.replay.rebuild_from_log`)."""
 
     EVENT_TYPE: ClassVar[str] = "tournament_opened"
+    VERSION: ClassVar[int] = 2  # 2 added the config's `tda_breaks`
     tournament: str
     config: TournamentConfig
     players: tuple[str, ...]

@@ -52,6 +52,7 @@ from orchestrator.core.balancing import (
     Balancer,
     BalancingPolicy,
     Move,
+    TdaBreaks,
     Threshold,
 )
 from orchestrator.core.equilibrium import Equilibrium
@@ -89,6 +90,7 @@ class TableFloor:
         policy: BalancingPolicy,
         big_blinds: Mapping[int, int] | None = None,
         sitting_out: Collection[str] = (),
+        tda_breaks: TdaBreaks = "due",
     ) -> None:
         """A floor with a known seating: table -> seat -> player (tables from 1, seats in
         1..max_per_table); `big_blinds` is each table's last big blind seat (seat 1 when
@@ -100,7 +102,7 @@ class TableFloor:
         self._seating = SeatMap(
             tables, max_per_table=max_per_table, big_blinds=blinds, sitting_out=sitting_out
         )
-        self._balancer = _balancer(policy)
+        self._balancer = _balancer(policy, tda_breaks)
         self._eliminated: set[str] = set()
         opened = sorted(tables)
         self._final: int | None = opened[0] if len(opened) == 1 else None
@@ -114,6 +116,7 @@ class TableFloor:
         max_per_table: int,
         policy: BalancingPolicy,
         rng: random.Random,
+        tda_breaks: TdaBreaks = "due",
     ) -> TableFloor:
         """SEAT-1: a new tournament's players seated at random (`seating.draw_tables`)."""
         _check_config(max_per_table, policy)
@@ -122,7 +125,7 @@ class TableFloor:
         if len(players) < 2:
             raise InvalidSeatingError(f"a tournament needs at least 2 players, got {len(players)}")
         tables = draw_tables(players, max_per_table=max_per_table, rng=rng)
-        return cls(tables, max_per_table=max_per_table, policy=policy)
+        return cls(tables, max_per_table=max_per_table, policy=policy, tda_breaks=tda_breaks)
 
     # ---------------------------------------------------------------- queries
 
@@ -308,10 +311,10 @@ class TableFloor:
         return list(eliminated)
 
 
-def _balancer(policy: BalancingPolicy) -> Balancer:
+def _balancer(policy: BalancingPolicy, tda_breaks: TdaBreaks) -> Balancer:
     if policy == "equilibrium":
         return Equilibrium()
-    return Threshold() if policy == "threshold" else Tda()
+    return Threshold() if policy == "threshold" else Tda(tda_breaks)
 
 
 def _check_config(max_per_table: int, policy: str) -> None:

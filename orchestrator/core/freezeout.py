@@ -32,7 +32,11 @@ class FreezeOut(Seating):
         """SEAT-1: tables and seats drawn at random."""
         return cls(
             TableFloor.seat_players(
-                players, max_per_table=config.max_per_table, policy=config.policy, rng=rng
+                players,
+                max_per_table=config.max_per_table,
+                policy=config.policy,
+                rng=rng,
+                tda_breaks=config.tda_breaks,
             )
         )
 

@@ -25,6 +25,7 @@ players they seat, so the fullest and emptiest are found without a scan of every
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -218,6 +219,10 @@ class SeatMap:
         (`open_table` takes a number above every other, numbers are never reused), so the map
         keeps them in that order."""
         return next(reversed(self._seats))
+
+    def highest_tables(self, count: int) -> tuple[int, ...]:
+        """The `count` highest-numbered open tables, highest first (`highest_table`'s order)."""
+        return tuple(itertools.islice(reversed(self._seats), max(0, count)))
 
     def tables_below(self, players: int) -> list[int]:
         """The open tables seating fewer than `players`, in table order (the map's)."""

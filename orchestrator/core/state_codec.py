@@ -63,17 +63,22 @@ SNAPSHOT_FORMAT = "mtt-snapshot"
 SNAPSHOT_VERSION = 2
 
 
-def _late_entries_fund_by_key(document: dict[str, Any]) -> dict[str, Any]:
-    """Version 2: a late tournament keeps its wallet payments by key (`LateEntry._funding`);
-    one of version 1 had taken none with a key."""
+def _to_version_2(document: dict[str, Any]) -> dict[str, Any]:
+    """Version 2: a late tournament keeps its wallet payments by key (`LateEntry._funding`),
+    and TDA-2 may break several tables at once (`Tda._breaks`, the config's `tda_breaks`). A
+    version 1 tournament had taken no payment by key, and broke one table at a time."""
     for late in objects_of(document, "late.LateEntry"):
         late.setdefault("_funding", {})
+    for tda in objects_of(document, "tda.Tda"):
+        tda.setdefault("_breaks", "one")
+    for config in objects_of(document, "config.TournamentConfig"):
+        config.setdefault("tda_breaks", "one")
     return {**document, "v": 2}
 
 
 # version -> the document of that version as the next version has it.
 SNAPSHOT_UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    1: _late_entries_fund_by_key,
+    1: _to_version_2,
 }
 
 _CORE = "orchestrator.core."

@@ -3,14 +3,18 @@
 Pure and deterministic: every random choice comes from the `random.Random` passed in.
 
 When
-    As ``equilibrium``: a table breaks when one table fewer suffices (FO-3), and players move
-    while tables differ by 2 or more (FO-2). While a break is due, nobody is balanced: the break
-    evens the tables out.
+    As ``equilibrium``: tables break while fewer suffice (FO-3), and players move while tables
+    differ by 2 or more (FO-2). While a break is due, nobody is balanced: the break evens the
+    tables out.
 
-Which tables (TDA-2), published before the start as `TDA_PROCEDURE`
-    Tables break in a fixed order, highest table number first (`break_order`): the break waits
-    for that table's boundary. A balancing player comes from the highest-numbered of the
-    fullest tables, at its boundary, and goes to the lowest-numbered of the emptiest.
+Which tables (TDA-2), published before the start (`procedure`)
+    Tables break in a fixed order, highest table number first (`break_order`). When the field
+    needs `k` tables fewer, the `k` highest-numbered tables are due, and each breaks at its own
+    boundary (`tda_breaks = "due"`, the default; its players go to the tables that stay, not to
+    another due to break): a big field loses tables as fast as FO-3 asks. `"one"` waits for the
+    highest table's boundary alone, one break at a time (the only way before it was
+    published, kept for the logs of then). A balancing player comes from the highest-numbered
+    of the fullest tables, at its boundary, and goes to the lowest-numbered of the emptiest.
 
 Who and where (TDA-1)
     The player who would be big blind next at the sending table (it is at its boundary: the
@@ -35,15 +39,19 @@ import random
 from collections.abc import Iterable
 from typing import Final
 
-from orchestrator.core.balancing import Move, fill_emptiest, move_player
+from orchestrator.core.balancing import Move, TdaBreaks, fill_emptiest, move_player
 from orchestrator.core.blinds import blind_gap
 from orchestrator.core.seating import SeatMap
 from table_worker.protocol import Blinds
 
-__all__ = ["TDA_PROCEDURE", "Tda", "break_order"]
+__all__ = ["Tda", "break_order", "procedure"]
 
-TDA_PROCEDURE: Final[tuple[str, ...]] = (
-    "Tables break in order, highest table number first.",
+_BREAKS: Final[dict[TdaBreaks, str]] = {
+    "due": "Tables break in order, highest table number first; when the field needs several "
+    "tables fewer, that many of the highest-numbered each break at the end of their hand.",
+    "one": "Tables break in order, highest table number first, one at a time.",
+}
+_REST: Final[tuple[str, ...]] = (
     "A balancing player comes from the highest-numbered of the fullest tables and goes to the "
     "lowest-numbered of the emptiest.",
     "The player due to post the big blind next moves, to the open seat that posts it soonest "
@@ -51,6 +59,11 @@ TDA_PROCEDURE: Final[tuple[str, ...]] = (
     "Players from a broken table draw their seats; a seat between the button and the small "
     "blind waits for the big blind.",
 )
+
+
+def procedure(breaks: TdaBreaks) -> tuple[str, ...]:
+    """TDA-2: the procedure published before the start, as the lobby shows it."""
+    return (_BREAKS[breaks], *_REST)
 
 
 def break_order(tables: Iterable[int]) -> tuple[int, ...]:
@@ -66,7 +79,8 @@ class Tda:
     """TDA-1..TDA-3. It remembers, per table, the players who came from a broken table since
     its last boundary (`_arrived`) and those whose first hand there is the next (`_first`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, breaks: TdaBreaks = "due") -> None:
+        self._breaks: TdaBreaks = breaks
         self._arrived: dict[int, set[str]] = {}
         self._first: dict[int, set[str]] = {}
 
@@ -74,8 +88,13 @@ class Tda:
         pass
 
     def closes(self, seating: SeatMap, table: int) -> bool:
-        """FO-3 says when a table breaks, TDA-2 which one."""
-        return _break_due(seating) and table == seating.highest_table()
+        """FO-3 says when tables break and how many, TDA-2 which."""
+        return table in self._due(seating)
+
+    def _due(self, seating: SeatMap) -> tuple[int, ...]:
+        """TDA-2: the tables due to break, highest first."""
+        fewer = _tables_fewer(seating)
+        return seating.highest_tables(fewer if self._breaks == "due" else min(fewer, 1))
 
     def settle(self, seating: SeatMap, table: int) -> None:
         """TDA-3: who came from a broken table before this boundary plays his first hand here
@@ -104,10 +123,11 @@ class Tda:
 
     def close(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:
         """TDA-3: the players draw open seats at random at the tables that receive them."""
+        breaking = self._due(seating) if self._breaks == "due" else ()  # before it goes
         leaving = seating.take_down(table)
         self._arrived.pop(table, None)
         self._first.pop(table, None)
-        quota = fill_emptiest(seating, len(leaving), rng)
+        quota = fill_emptiest(seating, len(leaving), rng, breaking=breaking)
         places = [
             (t, s) for t in sorted(quota) for s in rng.sample(seating.empty_seats(t), quota[t])
         ]
@@ -129,17 +149,17 @@ class Tda:
         return moves
 
     def idle_wakes(self, seating: SeatMap) -> tuple[int, ...]:
-        """The one waiting table a step can let go without naming it: the table due to break
-        (TDA-2), whose idle boundary breaks it. A short table waits for nothing else: nobody
+        """The waiting tables a step can let go without naming them: the tables due to break
+        (TDA-2), whose idle boundary breaks them. A short table waits for nothing else: nobody
         is balanced while a break is due, and a player sent to it names it."""
-        return (seating.highest_table(),) if _break_due(seating) else ()
+        return self._due(seating)
 
     def gives(self, seating: SeatMap, table: int) -> bool:
         """FO-2 says when, TDA-2 which table: the highest-numbered fullest one sends, while it
         holds 2+ more players than the shortest (and no break is due)."""
         seats, counts = seating.seats(table), seating.counts
         return (
-            not _break_due(seating)
+            not _tables_fewer(seating)
             and len(seats) == counts.highest()
             and table == max(counts.at(len(seats)))
             and counts.lowest() <= len(seats) - 2
@@ -160,9 +180,9 @@ class Tda:
         return moves
 
 
-def _break_due(seating: SeatMap) -> bool:
-    """FO-3: one table fewer suffices."""
-    return len(seating.tables) > -(-seating.active // seating.max_per_table)
+def _tables_fewer(seating: SeatMap) -> int:
+    """FO-3: how many tables fewer would seat everyone."""
+    return max(0, len(seating.tables) - -(-seating.active // seating.max_per_table))
 
 
 def _worst_seat(seating: SeatMap, table: int) -> int:

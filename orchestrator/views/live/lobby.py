@@ -51,7 +51,7 @@ from orchestrator.core.events import (
 )
 from orchestrator.core.levels import blind_level
 from orchestrator.core.payouts import prize_table
-from orchestrator.core.tda import TDA_PROCEDURE, break_order
+from orchestrator.core.tda import break_order, procedure
 from orchestrator.views.amounts import money
 from orchestrator.views.read_model import ReadModel
 
@@ -181,7 +181,7 @@ class Lobby:
             return {"policy": policy, "procedure": [], "break_order": []}
         return {
             "policy": policy,
-            "procedure": list(TDA_PROCEDURE),
+            "procedure": list(procedure(self.config.tda_breaks)),
             "break_order": list(break_order(self.tables)),
         }
 
