@@ -67,3 +67,23 @@ def test_a_ray_that_never_starts_in_time_leaves_no_process_behind(
         if any("gcs_server" in part or "raylet" in part for part in p.cmdline())
     ]
     assert not left
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
+def test_a_local_cluster_runs_its_workers_after_the_driver_s_own_processes() -> None:
+    """The workers of a cluster this driver starts (tables, the orchestrator) run at nice 19,
+    not Ray's 15, so the front door beside them is served first (`WORKER_NICENESS`)."""
+    import os
+
+    import ray
+
+    from orchestrator.shell.driver import WORKER_NICENESS, local_ray
+
+    def niceness() -> int:
+        return os.nice(0)
+
+    with local_ray(None, logs=False):
+        worker = ray.get(ray.remote(niceness).remote())
+    assert worker == WORKER_NICENESS == 19
+    assert os.nice(0) < worker  # the driver's own priority is untouched

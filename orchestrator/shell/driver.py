@@ -149,13 +149,25 @@ def ask_for_token_auth() -> None:
         os.environ.setdefault("RAY_AUTH_MODE", "token")
 
 
+# Ray runs its workers at nice 15 by default. On a machine this driver shares with them (its
+# own cluster), a hundred table processes at 15 still outweigh one process at 0 (CFS weights
+# 36 each against 1,024), and `mtt serve`'s front door waited for them: 1,000 bots flat out,
+# p99 50-66 ms at 15 and 9.7 ms at 19 (docs/BENCHMARKS.md). The workers keep their order
+# among themselves; a cluster of its own (an operator's) keeps Ray's settings.
+WORKER_NICENESS = 19
+
+
 def ray_system_config(workers: int) -> dict[str, int]:
     """Ray's system settings (`_system_config`) for a cluster this driver starts to host
-    `workers` actors, one worker process each, most started at once. Ray starts as many
-    workers at a time as the node has CPUs and warns, on the terminal, once four times that
-    many exist: one actor per table trips it on any tournament of a few tables. Starting
-    them together costs the same CPU, so the limit follows the tables instead."""
-    return {"worker_maximum_startup_concurrency": max(os.cpu_count() or 1, workers)}
+    `workers` actors (0: not known), one worker process each, most started at once. Ray
+    starts as many workers at a time as the node has CPUs and warns, on the terminal, once
+    four times that many exist: one actor per table trips it on any tournament of a few
+    tables. Starting them together costs the same CPU, so the limit follows the tables
+    instead. Every worker runs after this driver's own processes (`WORKER_NICENESS`)."""
+    config = {"worker_niceness": WORKER_NICENESS}
+    if workers:
+        config["worker_maximum_startup_concurrency"] = max(os.cpu_count() or 1, workers)
+    return config
 
 
 def actors_for(config: TournamentConfig) -> int:
@@ -386,7 +398,7 @@ def local_ray(
 ) -> Iterator[Any]:
     """Local Ray bound to 127.0.0.1 only (DESIGN.md), or an existing cluster by address; a
     `namespace` lets a later driver find this one's named (detached) actors. `workers`: the
-    actors a local cluster will host (`ray_system_config`; 0: Ray's defaults); an existing
+    actors a local cluster will host (`ray_system_config`; 0: not known); an existing
     cluster keeps its own settings."""
     keep_ray_on_this_machine()
     local = not address or address == "local"
@@ -406,7 +418,7 @@ def local_ray(
             log_to_driver=logs,
             configure_logging=True,
             namespace=namespace,
-            _system_config=ray_system_config(workers) if local and workers else None,
+            _system_config=ray_system_config(workers) if local else None,
         )
 
     if local:
