@@ -48,6 +48,7 @@ __all__ = [
     "fill_emptiest",
     "is_short",
     "move_player",
+    "reseat",
 ]
 
 BalancingPolicy = Literal["equilibrium", "threshold", "tda"]
@@ -137,6 +138,23 @@ def move_player(seating: SeatMap, source: int, from_seat: int, target: int, to_s
     )
 
 
+def reseat(
+    seating: SeatMap, table: int, leaver: tuple[int, str, bool], to_table: int, to_seat: int
+) -> Move:
+    """One of a closed table's players (`SeatMap.take_down`'s seat, player, sitting out)
+    placed at his new seat (CLOSE-1, FO-5, TDA-3), as the move the log records."""
+    seat, player, was_out = leaver
+    seating.place(to_table, to_seat, player, sitting_out=was_out)
+    return Move(
+        player=player,
+        from_table=table,
+        from_seat=seat,
+        to_table=to_table,
+        to_seat=to_seat,
+        reason="close",
+    )
+
+
 def fill_emptiest(
     seating: SeatMap, players: int, rng: random.Random, *, breaking: Collection[int] = ()
 ) -> dict[int, int]:
@@ -211,22 +229,12 @@ class Threshold:
         rng.shuffle(leaving)
         heap = _emptiest(seating, len(leaving), rng)
         moves: list[Move] = []
-        for seat, player, was_out in leaving:
+        for leaver in leaving:
             count, key, to_table = heapq.heappop(heap)
             to_seat = rng.choice(seating.empty_seats(to_table))
-            seating.place(to_table, to_seat, player, sitting_out=was_out)
+            moves.append(reseat(seating, table, leaver, to_table, to_seat))
             if count + 1 < size:
                 heapq.heappush(heap, (count + 1, key, to_table))
-            moves.append(
-                Move(
-                    player=player,
-                    from_table=table,
-                    from_seat=seat,
-                    to_table=to_table,
-                    to_seat=to_seat,
-                    reason="close",
-                )
-            )
         return moves
 
     def balance(self, seating: SeatMap, table: int, rng: random.Random) -> list[Move]:

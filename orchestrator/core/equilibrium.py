@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from orchestrator.core.assignment import min_cost_assignment
-from orchestrator.core.balancing import Move, fill_emptiest, move_player
+from orchestrator.core.balancing import Move, fill_emptiest, move_player, reseat
 from orchestrator.core.seating import SeatMap, distance, position
 from table_worker.protocol import Blinds
 
@@ -124,20 +124,10 @@ class Equilibrium:
         self._drop_requests(table)
         quota = fill_emptiest(seating, len(leaving), rng)
         places = _closest_seats(seating, [old[seat] for seat, _, _ in leaving], quota, rng)
-        moves: list[Move] = []
-        for (seat, player, was_out), (to_table, to_seat) in zip(leaving, places, strict=True):
-            seating.place(to_table, to_seat, player, sitting_out=was_out)
-            moves.append(
-                Move(
-                    player=player,
-                    from_table=table,
-                    from_seat=seat,
-                    to_table=to_table,
-                    to_seat=to_seat,
-                    reason="close",
-                )
-            )
-        return moves
+        return [
+            reseat(seating, table, leaver, *place)
+            for leaver, place in zip(leaving, places, strict=True)
+        ]
 
     def _take_request(self, seating: SeatMap, target: int, rng: random.Random) -> int:
         """The seat a player moved to `target` takes: the seat of its most recently eliminated

@@ -39,7 +39,7 @@ import random
 from collections.abc import Iterable
 from typing import Final
 
-from orchestrator.core.balancing import Move, TdaBreaks, fill_emptiest, move_player
+from orchestrator.core.balancing import Move, TdaBreaks, fill_emptiest, move_player, reseat
 from orchestrator.core.blinds import blind_gap
 from orchestrator.core.seating import SeatMap
 from table_worker.protocol import Blinds
@@ -132,20 +132,12 @@ class Tda:
             (t, s) for t in sorted(quota) for s in rng.sample(seating.empty_seats(t), quota[t])
         ]
         rng.shuffle(places)
-        moves: list[Move] = []
-        for (seat, player, was_out), (to_table, to_seat) in zip(leaving, places, strict=True):
-            seating.place(to_table, to_seat, player, sitting_out=was_out)
-            self._arrived.setdefault(to_table, set()).add(player)
-            moves.append(
-                Move(
-                    player=player,
-                    from_table=table,
-                    from_seat=seat,
-                    to_table=to_table,
-                    to_seat=to_seat,
-                    reason="close",
-                )
-            )
+        moves = [
+            reseat(seating, table, leaver, *place)
+            for leaver, place in zip(leaving, places, strict=True)
+        ]
+        for move in moves:
+            self._arrived.setdefault(move.to_table, set()).add(move.player)
         return moves
 
     def idle_wakes(self, seating: SeatMap) -> tuple[int, ...]:
