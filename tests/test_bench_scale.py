@@ -1,13 +1,16 @@
 """`mtt bench scale` on a small field: the whole tournament through the core and the durable
 store ends with one winner and every chip and cent accounted for, with the fast hand model and
 with the engine; the fast model keeps chips exact and is calibrated to the engine's pace of
-eliminations within 10%; Pace's incremental sync (START-2) agrees with a scan of every table."""
+eliminations within 10%; Pace's incremental sync (START-2) agrees with a scan of every table,
+START-1's check with the old copy of every table's state, and hand-for-hand with the paid
+places asked after every hand near the money."""
 
 from __future__ import annotations
 
 import copy
 import json
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,9 +18,13 @@ from tournament_checks import check_log
 
 from orchestrator.cli.bench_scale import growth
 from orchestrator.cli.main import main
+from orchestrator.core.clock import LevelClock
 from orchestrator.core.config import TournamentConfig
 from orchestrator.core.config_toml import load_config
+from orchestrator.core.events import Event
+from orchestrator.core.hand_for_hand import HandForHand
 from orchestrator.core.pace import Pace
+from orchestrator.core.play import Play
 from orchestrator.errors import ConfigError
 from orchestrator.shell.bench_scale import FastHands, ScaleOptions, bench_scale, calibrate
 from table_worker.protocol import Blinds, NextHand
@@ -122,3 +129,71 @@ def test_sweep_runs_each_size_in_its_own_process_and_prints_slopes(
     assert [run["players"] for run in sweep["runs"]] == [60, 120]
     assert all(run["winner"] for run in sweep["runs"])
     assert len(sweep["slopes"]["hands"]) == 1 and sweep["slopes"]["hands"][0] > 0
+
+
+def test_start1_may_start_agrees_with_a_scan_of_every_tables_state(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """START-1's check without a copy of every table's state per step, newest first, decides
+    as the old one did (every open table ready and not in a hand) at every step of a whole
+    tournament: at the start, at every break and after the last table's answer."""
+    newest_first = Pace.may_start
+    answers: list[bool] = []
+
+    def checked(self: Pace, tables: Any, states: Any, clock: LevelClock, *, now: float) -> bool:
+        old = {t: states[t] for t in tables}  # the old call's copy
+        scanned = (
+            not (self.playing or clock.paused or not old)
+            and not (self.lead is None and now < clock.level_started_at)
+            and all(t in self.ready and not state.in_hand for t, state in old.items())
+        )
+        answer = newest_first(self, tables, states, clock, now=now)
+        assert answer == scanned
+        answers.append(answer)
+        return answer
+
+    monkeypatch.setattr(Pace, "may_start", checked)
+    bench_scale(ScaleOptions(config=online_regular(300), seed=4))
+    assert answers.count(True) >= 4  # the start and the breaks
+    assert answers.count(False) >= 300 // 9  # at the start, every table's answer but the last
+
+
+@pytest.mark.parametrize(("threshold", "reached"), [(30, "done early"), (160, "played")])
+def test_hand_for_hand_starts_when_it_did_with_the_prize_table_asked_only_when_needed(
+    monkeypatch: pytest.MonkeyPatch, threshold: int, reached: str
+) -> None:
+    """ELIM-1's hand-for-hand starts after the same hands as when the paid places were asked
+    after every hand near the money: at a threshold above the paid places (45 of 300) it is
+    played; at one below them the field is in the money already, so it is done at once and
+    the old condition never holds again to the end."""
+    config = replace(online_regular(300), hand_for_hand=threshold)
+    lazy = HandForHand.table_done
+    seen = {"done early": 0, "played": 0}
+
+    def checked(self: HandForHand, play: Play, table: int, *, closed: bool) -> list[Event]:
+        near = not self._done and play.active_players <= threshold
+        playing = sum(1 for seats in self._seating.tables.values() if len(seats) >= 2)
+        old_starts = (  # the old condition, from the paid places asked after every hand
+            play.paid_places < play.active_players
+            and playing > 1
+            and not play.registration.is_open()
+        )
+        was_active, was_done = self._active, self._done
+        events = lazy(self, play, table, closed=closed)
+        if was_done and not was_active:
+            assert not old_starts  # done early: the old code would not start it either
+        if near and not was_active:
+            assert self._active == old_starts
+            assert bool(events) == old_starts
+            if self._done:
+                seen["done early"] += 1
+        if self._active:
+            seen["played"] += 1
+        return events
+
+    monkeypatch.setattr(HandForHand, "table_done", checked)
+    figures = bench_scale(ScaleOptions(config=config, seed=5), keep_log=True)
+    check_log(config, figures["log"])
+    assert seen[reached] > 0
+    started = [r for r in figures["log"] if r["type"] == "hand_for_hand" and r["active"]]
+    assert len(started) == (reached == "played")

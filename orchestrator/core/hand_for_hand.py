@@ -87,18 +87,22 @@ class HandForHand(Structure):
         events: list[Event] = []
         if not self._active and (self._done or play.active_players > self._threshold):
             return events  # asked after every hand: the prizes and tables only when near
-        paid = play.seats.count if play.seats else play.paid_places  # SAT-2: the seat bubble
+        if not self._active:
+            if play.registration.is_open():  # late registration: the money is not known
+                return events
+            if self._paid(play) >= play.active_players:
+                # The field is in the money already (a threshold at or below the paid places):
+                # with registration closed the paid places are fixed and the field only
+                # shrinks, so hand-for-hand can never start. Done, so the prize table is not
+                # built again after every hand to the end (a big field's is 15% of it).
+                self._done = True
+                return events
         playing = {t for t, seats in self._seating.tables.items() if len(seats) >= 2}
-        if (
-            not self._active
-            and paid < play.active_players
-            and len(playing) > 1  # one table plays hand for hand anyway
-            and not play.registration.is_open()  # late registration: the money is not known
-        ):
+        if not self._active:
+            if len(playing) <= 1:  # one table plays hand for hand anyway
+                return events
             self._active = True
             events.append(HandForHandEvent(active=True, players=play.active_players))
-        if not self._active:
-            return events
         if not closed:
             self._waiting.add(table)
         if not playing <= self._waiting | {table}:
@@ -106,10 +110,16 @@ class HandForHand(Structure):
         # The round is complete: place its busted, then play on (or leave hand-for-hand).
         events += self.settle(play)
         self._waiting.clear()
-        if play.active_players <= paid or len(playing) <= 1:
+        if play.active_players <= self._paid(play) or len(playing) <= 1:
             self._active, self._done = False, True
             events.append(HandForHandEvent(active=False, players=play.active_players))
         return events
+
+    @staticmethod
+    def _paid(play: Play) -> int:
+        """The places paid (SAT-2: a satellite's seats): the money's bubble. Asked only when a
+        decision turns on it, not after every hand: it builds the whole prize table."""
+        return play.seats.count if play.seats else play.paid_places
 
     def holds_table(self, table: int) -> bool:
         return table in self._waiting

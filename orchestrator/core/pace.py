@@ -34,7 +34,7 @@ before any table is told what to do, so every decision reads the same state in a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from orchestrator.core.clock import LevelClock
@@ -99,18 +99,26 @@ class Pace:
         """Play stops: every table waits at its boundary until play starts again."""
         self.playing = False
 
-    def may_start(self, tables: Mapping[int, TableState], clock: LevelClock, *, now: float) -> bool:
-        """START-1: every open table is ready and at its boundary, the clock is not paused,
-        and a break in minutes is over."""
+    def may_start(
+        self,
+        tables: Collection[int],
+        states: Mapping[int, TableState],
+        clock: LevelClock,
+        *,
+        now: float,
+    ) -> bool:
+        """START-1: every open table (`tables`, their `states`) is ready and at its boundary,
+        the clock is not paused, and a break in minutes is over."""
         if self.playing or clock.paused or not tables:
             return False
         if self.lead is None and now < clock.level_started_at:
             return False  # a break in minutes lasts its minutes: the next level starts after it
-        return all(table in self.ready and not state.in_hand for table, state in tables.items())
+        ready = self.ready
+        # Newest first: tables open in number order and answer first in that order, so at the
+        # start the table not yet ready is found at once, not after every one that is.
+        return all(table in ready and not states[table].in_hand for table in reversed(list(tables)))
 
-    def start(
-        self, tables: Mapping[int, TableState], clock: LevelClock, *, now: float
-    ) -> PlayStarted:
+    def start(self, tables: Iterable[int], clock: LevelClock, *, now: float) -> PlayStarted:
         self.playing = True
         held = clock.release(now=now)
         return PlayStarted(tables=tuple(sorted(tables)), held_seconds=round(held, 3))

@@ -438,10 +438,11 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
         play = self.play
         if play.pace.playing or self.finished or self.cancelled is not None:
             return []
-        tables = {t: play.tables[t] for t in self.seating.tables}
-        if not play.pace.may_start(tables, play.clock, now=now):
+        # Not a copy of every table's state per step: while play is stopped every step asks,
+        # and at the start every table's first answer is a step (quadratic in the tables).
+        if not play.pace.may_start(self.seating.tables, play.tables, play.clock, now=now):
             return []
-        return [play.pace.start(tables, play.clock, now=now)]
+        return [play.pace.start(self.seating.tables, play.clock, now=now)]
 
     def _next(self, table: int) -> TableDirective:
         """A table at its boundary: wait for its hand-for-hand round, or its next directive."""
