@@ -633,6 +633,7 @@ class Orchestrator:
             "cancelled": t.cancelled,
             "spares": len(self._fleet.spares.spares),  # asked for: starting or ready
             "spares_ready": sum(s.ready for s in self._fleet.spares.spares),  # warm, to take
+            "spares_ready_on": self._fleet.spares_ready_on(),  # by node
         }
 
     async def standings(self) -> list[dict[str, Any]]:
