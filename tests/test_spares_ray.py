@@ -163,12 +163,11 @@ def test_crash_opening_tables_are_pinned_evenly_over_the_live_nodes(tmp_path: Pa
     seen: list[tuple[int, Counter[str], set[str]]] = []  # (tables open, by node, live nodes)
 
     def look(status: dict[str, Any]) -> None:
-        if seen or not status["hands"]:
+        # As soon as every opening table's actor is asked for: before play no table closes.
+        tables = [n for n in ray.util.list_named_actors() if "-table-" in n]
+        if seen or len(tables) < status["tables"]:
             return
-        nodes: Counter[str] = Counter()
-        for name in ray.util.list_named_actors():
-            if "-table-" in name:
-                nodes[ray.get(ray.get_actor(name).node.remote(), timeout=30)] += 1
+        nodes = Counter(ray.get([ray.get_actor(n).node.remote() for n in tables], timeout=60))
         live = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
         seen.append((status["tables"], nodes, live))
 
@@ -178,6 +177,6 @@ def test_crash_opening_tables_are_pinned_evenly_over_the_live_nodes(tmp_path: Pa
         progress=look,
     )
     tables, nodes, live = seen[0]
-    assert tables == 10 and sum(nodes.values()) == 10, seen  # sampled before any closed
+    assert tables == 10 and sum(nodes.values()) == 10, seen
     assert set(nodes) == live and len(live) == 3  # every node hosts tables
     assert sorted(nodes.values()) == [3, 3, 4], nodes
