@@ -363,9 +363,11 @@ class Orchestrator:
             await self._durable()
 
     async def table_nodes(self) -> dict[int, str]:
-        """Which node hosts each open table (for chaos drills and operators)."""
+        """Which node hosts each open table (for chaos drills and operators): not a closed
+        table whose actor is still finishing its last hand (it is never restarted, so a
+        drill that killed its node for it would test no restart)."""
         await self._ready()
-        return self._fleet.hosted()
+        return {t: node for t, node in self._fleet.hosted().items() if self._in_play(t)}
 
     async def _record(self, step: Step, now: float, hands: tuple[StoredHand, ...] = ()) -> None:
         """Log a step's events (write-ahead: durable before anything is carried out), then
