@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orchestrator.shell.placement import least_loaded, spares_to_cover, uncovered
@@ -50,6 +50,7 @@ def test_crash_spares_still_starting_or_on_the_lost_node_do_not_cover_it() -> No
     assert uncovered([], {"a": 1}) == 0
 
 
+@settings(deadline=None)  # no timed assertions: a loaded machine is no failure
 @given(tables=st.integers(0, 200), nodes=st.integers(2, 12))
 def test_crash_balanced_tables_and_spares_to_cover_leave_no_node_uncovered(
     tables: int, nodes: int
