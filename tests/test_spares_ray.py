@@ -13,6 +13,7 @@ actors taking over a lost node's tables.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +33,15 @@ EVAL7_EVALUATOR = {"eval7.cards", "eval7.evaluate"}
 THE_ORCHESTRATOR = ("orchestrator.core", "orchestrator.views", "orchestrator.shell.actor")
 
 
-def config(players: int, *, spares: int, stack: int = 3000, length: int = 10) -> Any:
+def config(
+    players: int, *, spares: int, stack: int = 3000, length: int = 10, per_table: int = 8
+) -> Any:
     return parse_config(
         {
             "tournament": {
                 "name": "spares",
                 "players": players,
-                "max_per_table": 8,
+                "max_per_table": per_table,
                 "starting_stack": stack,
             },
             "levels": {
@@ -138,6 +141,10 @@ def test_a_lost_nodes_tables_are_reseated_on_warm_spares_and_the_pool_refills(
     events = read_events(tmp_path / "events.jsonl")
     restarted = {e["table"] for e in events if e["type"] == "table_restarted"}
     assert restarted and done.node_killed_at is not None
+    # CRASH decision: 8 tables pinned evenly over 3 nodes, so the node lost held at most 3
+    # (Ray's "SPREAD" alone once put 6 of 10 on one).
+    lost = {e["table"] for e in events if e["type"] in ("hand_voided", "table_lost")}
+    assert len(lost) <= 3, lost
     on_spares = set().union(*(tables for _, tables, _ in samples))
     # Lost tables took the spares ready on the live nodes (sampled: one that closed soon
     # after may be missed; one lost beyond the spares ready starts a new actor).
@@ -145,3 +152,31 @@ def test_a_lost_nodes_tables_are_reseated_on_warm_spares_and_the_pool_refills(
     after = [free for when, tables, free in samples if tables and when > done.node_killed_at]
     assert max(after, default=0) >= 1, after  # refilled: a free spare again beside them
     assert any(e["type"] == "tournament_finished" for e in events)
+
+
+def test_crash_opening_tables_are_pinned_evenly_over_the_live_nodes(tmp_path: Path) -> None:
+    """CRASH decision: each table is pinned to the live node hosting the fewest (hard node
+    affinity), so no node holds more than its share, ceil(10 / 3) = 4 of 10, and the other
+    nodes' spares can take a lost node's tables. Ray's "SPREAD" alone put 6 of 10 on one."""
+    import ray
+
+    seen: list[tuple[int, Counter[str], set[str]]] = []  # (tables open, by node, live nodes)
+
+    def look(status: dict[str, Any]) -> None:
+        # As soon as every opening table's actor is asked for: before play no table closes.
+        tables = [n for n in ray.util.list_named_actors() if "-table-" in n]
+        if seen or len(tables) < status["tables"]:
+            return
+        nodes = Counter(ray.get([ray.get_actor(n).node.remote() for n in tables], timeout=60))
+        live = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+        seen.append((status["tables"], nodes, live))
+
+    run_tournament(
+        config(40, spares=0, per_table=4),
+        RunOptions(out=tmp_path, seed=2, bots=FIELD, nodes=3, ray_logs=False),
+        progress=look,
+    )
+    tables, nodes, live = seen[0]
+    assert tables == 10 and sum(nodes.values()) == 10, seen
+    assert set(nodes) == live and len(live) == 3  # every node hosts tables
+    assert sorted(nodes.values()) == [3, 3, 4], nodes

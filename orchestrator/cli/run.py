@@ -626,8 +626,11 @@ def _bench_failover(args: argparse.Namespace) -> int:
         spares += drill(config(args.spare_tables), seeds=one, kill_after=args.kill_after, bots=bots)
         for path, run in (("no spares", old[-1]), ("spares", spares[-1])):
             print(  # on stderr: stdout holds the figures alone
-                f"seed {seed} {path}: {run.tables_lost} tables lost, dealing again "
-                f"{run.death_to_dealing_seconds} s after the node's death, "
+                f"seed {seed} {path}: {run.tables_lost} tables lost"
+                + (f" ({run.tables_beyond_spares} beyond the spares)" if run.spares_wanted else "")
+                + f", dealing again {run.death_to_dealing_seconds} s after the node's death "
+                f"(loss seen {run.death_to_detected_seconds} s, restarts logged "
+                f"{run.death_to_restart_logged_seconds} s), "
                 + ("clean" if run.succeeded else f"FAILED ({run.violations} violations)"),
                 file=sys.stderr,
                 flush=True,

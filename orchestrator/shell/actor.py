@@ -364,9 +364,11 @@ class Orchestrator:
             await self._durable()
 
     async def table_nodes(self) -> dict[int, str]:
-        """Which node hosts each open table (for chaos drills and operators)."""
+        """Which node hosts each open table (for chaos drills and operators): not a closed
+        table whose actor is still finishing its last hand (it is never restarted, so a
+        drill that killed its node for it would test no restart)."""
         await self._ready()
-        return self._fleet.hosted()
+        return {t: node for t, node in self._fleet.hosted().items() if self._in_play(t)}
 
     async def _record(self, step: Step, now: float, hands: tuple[StoredHand, ...] = ()) -> None:
         """Log a step's events (write-ahead: durable before anything is carried out), then
@@ -646,6 +648,7 @@ class Orchestrator:
             "cancelled": t.cancelled,
             "spares": len(self._fleet.spares.spares),  # asked for: starting or ready
             "spares_ready": sum(s.ready for s in self._fleet.spares.spares),  # warm, to take
+            "spares_ready_on": self._fleet.spares_ready_on(),  # by node
         }
 
     async def standings(self) -> list[dict[str, Any]]:

@@ -42,6 +42,9 @@ class DrillRun:
     death_to_restart_logged_seconds: float = 0.0  # the kill -> the last `table_restarted`
     spares_ready: int = 0  # warm spares ready to take at the kill
     spares_wanted: int = 0  # every node's
+    # The killed node's tables that the spares ready on the other nodes could not take
+    # (they started new processes); always all of them without spares.
+    tables_beyond_spares: int = 0
     startup_seconds: float = 0.0  # `tournament_started` -> `play_started` (START-1)
 
 
@@ -86,6 +89,7 @@ def drill(
                 death_to_restart_logged_seconds=phases.restart_logged,
                 spares_ready=done.spares_ready_at_kill,
                 spares_wanted=config.spare_tables * NODES,
+                tables_beyond_spares=done.tables_beyond_spares,
                 startup_seconds=phases.startup,
             )
         )
@@ -173,6 +177,8 @@ def summary(runs: list[DrillRun]) -> dict[str, object]:
         "kills_with_every_spare_ready": sum(
             r.spares_ready >= r.spares_wanted for r in runs if r.tables_lost
         ),
+        # kills whose every table a spare on another node could take
+        "kills_covered_by_spares": sum(r.tables_beyond_spares == 0 for r in done),
         "startup_seconds_mean": mean([r.startup_seconds for r in runs]),
         "runs_detail": [asdict(r) for r in runs],
     }

@@ -36,6 +36,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.shell.decks import Decks, deck_service, watched_deck_service
 from orchestrator.shell.errors import first_line
 from orchestrator.shell.export import check_folder
+from orchestrator.shell.placement import uncovered
 from orchestrator.shell.run_control import StoreEventSource
 from orchestrator.shell.simulation import LateBots, entry_deposits, late_bot_names
 from orchestrator.shell.store import open_store
@@ -119,6 +120,9 @@ class RunSummary:
     peak_memory_mb: float  # the most memory the run's processes held at once (system-wide)
     node_killed_at: float | None = None  # unix seconds: the chaos drill killed a node then
     spares_ready_at_kill: int = 0  # the warm spares ready to take when it did
+    # The killed node's tables beyond the spares ready on the other nodes then: they restart
+    # as new processes (0: the spares could take them all).
+    tables_beyond_spares: int = 0
     table_memory: TableMemory | None = None  # the table actors' memory, when measured
 
 
@@ -527,11 +531,11 @@ def run_tournament(
         if control is not None:
             control.orchestrator = orchestrator
         killed_at: float | None = None
-        spares_at_kill = 0
+        spares_at_kill = beyond_spares = 0
         playing_since: float | None = None  # the follower's clock at the first hand played
 
         def every_poll() -> None:
-            nonlocal killed_at, spares_at_kill, playing_since
+            nonlocal killed_at, spares_at_kill, beyond_spares, playing_since
             guard.check()  # a store that lost its data stops the run (RNG-3)
             decks.check()
             if late_bots.waiting:
@@ -547,15 +551,20 @@ def run_tournament(
             wanted, ready = config.spare_tables * options.nodes, status["spares_ready"]
             if not kill_due(played, kill_after=options.kill_node_after, ready=ready, wanted=wanted):
                 return
-            killed = kill_a_table_node(cluster, orchestrator.table_nodes().get())
+            table_nodes = orchestrator.table_nodes().get()
+            killed = kill_a_table_node(cluster, table_nodes)
             if killed is None:
                 return
             (lost, killed_at), spares_at_kill = killed, ready
+            spares_on = status["spares_ready_on"]
+            beyond_spares = uncovered(table_nodes.values(), spares_on, node=lost)
             if progress is not None:
                 short = "" if ready >= wanted else f" (after waiting {SPARES_PATIENCE:g}s for them)"
+                hosted = sum(node == lost for node in table_nodes.values())
+                beyond = f", {beyond_spares} beyond the others' spares" if ready else ""
                 print(
-                    f"\nchaos drill: killed node {lost[:12]} at {played:.1f}s of play, "
-                    f"{ready} of {wanted} warm spares ready{short}",
+                    f"\nchaos drill: killed node {lost[:12]} at {played:.1f}s of play, hosting "
+                    f"{hosted} tables{beyond}, {ready} of {wanted} warm spares ready{short}",
                     flush=True,
                 )
 
@@ -576,6 +585,7 @@ def run_tournament(
         follower.peak_mb,
         node_killed_at=killed_at,
         spares_ready_at_kill=spares_at_kill,
+        tables_beyond_spares=beyond_spares,
         table_memory=follower.table_memory,
     )
 

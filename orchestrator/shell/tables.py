@@ -25,6 +25,7 @@ orchestrator asks each spare it finds which table it plays, if any (`seated`).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from orchestrator.shell.placement import least_loaded, spares_to_cover
 from table_worker.protocol import TableDirective
 
 if TYPE_CHECKING:
@@ -92,6 +94,7 @@ class TableReplica:
     actor: Any = None  # the Ray actor handle
     loop: Any = None  # the ObjectRef of its run loop, when this orchestrator started it
     node: str = ""  # the node it runs on, once known
+    placed: str = ""  # the node it was pinned to when created ("": Ray chose)
 
 
 @dataclass(slots=True, eq=False)
@@ -161,6 +164,7 @@ class TableFleet:
         self.replicas: dict[int, TableReplica] = {}
         self.spares = SparePool(spares)
         self._starting: set[asyncio.Task[None]] = set()  # spares waited for
+        self._warned_short = False  # the pool was said to be too small for the tables
 
     def bind(self, orchestrator: Any) -> None:
         """The orchestrator actor's own handle, which the tables report to."""
@@ -170,24 +174,35 @@ class TableFleet:
         return f"{self._tournament_id}-table-{table}-{generation}"
 
     def hosted(self) -> dict[int, str]:
-        """Which node hosts each table not yet closed (where known)."""
-        return {t: r.node for t, r in self.replicas.items() if r.node}
+        """Which node hosts each table not yet closed (where known, or pinned to)."""
+        return {t: r.node or r.placed for t, r in self.replicas.items() if r.node or r.placed}
+
+    def spares_ready_on(self) -> dict[str, int]:
+        """How many warm spares are ready to take on each node."""
+        ready: dict[str, int] = {}
+        for spare in self.spares.spares:
+            if spare.ready and spare.node:
+                ready[spare.node] = ready.get(spare.node, 0) + 1
+        return ready
 
     # --- creating and finding -------------------------------------------------------------
 
     def create(self, table: int, *, avoid: str = "") -> TableReplica:
-        """A new actor for `table` (the next generation), spread over the nodes, or after a
-        loss on the live node hosting the fewest tables, never `avoid` (the node just lost:
-        until Ray declares it dead it still takes actors, which then wait there to fail)."""
+        """A new actor for `table` (the next generation) on the live node hosting the fewest
+        tables (`placement.least_loaded`), never `avoid` (the node just lost: until Ray
+        declares it dead it still takes actors, which then wait there to fail). An opening
+        table is pinned there (hard affinity), so no node holds more than its share and the
+        others' spares can take its tables (CRASH decision); a restart only prefers it (soft:
+        if that node dies too, Ray places the actor elsewhere)."""
         previous = self.replicas.get(table)
         generation = (previous.generation if previous else 0) + 1
         strategy: Any = "SPREAD"
-        target = self._emptiest_live_node(avoid) if avoid else None
-        if target is not None:  # soft: if it dies too, Ray places the actor elsewhere
-            strategy = NodeAffinitySchedulingStrategy(node_id=target, soft=True)
+        target = self._emptiest_live_node(avoid)
+        if target is not None:
+            strategy = NodeAffinitySchedulingStrategy(node_id=target, soft=bool(avoid))
         actor = self._start_actor(self.name(table, generation), strategy, table=table)
         state = TableState.RESTARTING if previous is not None else TableState.STARTING
-        replica = TableReplica(table, generation, state, actor=actor)
+        replica = TableReplica(table, generation, state, actor=actor, placed=target or "")
         self.replicas[table] = replica
         return replica
 
@@ -244,6 +259,7 @@ class TableFleet:
         live = {n["NodeID"] for n in await asyncio.to_thread(_nodes) if n["Alive"]}
         if self.spares.size == 0:  # let go meanwhile: the tournament ended
             return
+        self._say_if_spares_fall_short(len(live))
         for spare in self.spares.gone(live):
             _kill(spare.actor)
         for node in sorted(live - self.spares.lost_nodes):
@@ -253,6 +269,21 @@ class TableFleet:
                 self._await_spare(
                     self.spares.add(self._start_actor(name, strategy, table=None), node)
                 )
+
+    def _say_if_spares_fall_short(self, nodes: int) -> None:
+        """Warn once when the pool is too small for the tables: a node's loss would then
+        start some of its tables as new processes (seconds each, not one call)."""
+        needed = spares_to_cover(len(self.replicas), nodes=nodes)
+        if self.spares.size < needed and not self._warned_short:
+            self._warned_short = True
+            logging.getLogger(__name__).warning(
+                "%d warm spares per node cannot take the tables of a lost node: %d tables over "
+                "%d nodes need %d per node ([cluster] spare_tables)",
+                self.spares.size,
+                len(self.replicas),
+                nodes,
+                needed,
+            )
 
     def _await_spare(self, spare: Spare) -> None:
         task = asyncio.get_running_loop().create_task(self._spare_up(spare))
@@ -358,7 +389,7 @@ class TableFleet:
         which gets no more spares."""
         _kill(replica.actor)
         replica.state, replica.loop = TableState.LOST, None
-        node, replica.node = replica.node, ""
+        node, replica.node, replica.placed = replica.node or replica.placed, "", ""
         if node:
             self.spares.lost_nodes.add(node)
         return node
@@ -384,8 +415,7 @@ class TableFleet:
 
     def _emptiest_live_node(self, avoid: str) -> str | None:
         live = [n["NodeID"] for n in _nodes() if n["Alive"] and n["NodeID"] != avoid]
-        hosted = list(self.hosted().values())
-        return min(live, key=lambda node: (hosted.count(node), node), default=None)
+        return least_loaded(live, self.hosted().values())
 
 
 def publish_gateway(book: str, target: str, secret: str) -> None:
