@@ -92,7 +92,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from orchestrator.core.balancing import BALANCING_POLICIES, TDA_BREAKS
 from orchestrator.core.config import (
     BlindLevel,
     Break,
@@ -101,6 +100,7 @@ from orchestrator.core.config import (
     SideEvents,
     TournamentConfig,
 )
+from orchestrator.core.config_balancing import BALANCING_KEYS, parse_balancing
 from orchestrator.core.config_checks import choice as _choice
 from orchestrator.core.config_checks import unknown as _unknown
 from orchestrator.core.config_checks import whole as _whole
@@ -116,28 +116,29 @@ __all__ = ["SKILL_LEVELS", "config_from_text", "load_config", "parse_config"]
 
 _SECTIONS = {"tournament", "levels", "breaks", "payouts", "deal", "rebuy", "phases", "shootout"}
 _SECTIONS |= {"side_events", "knockout", "satellite", "cluster"}
-_TOURNAMENT_KEYS = {
-    "name",
-    "players",
-    "max_per_table",
-    "starting_stack",
-    "structure",
-    "policy",
-    "betting",
-    "buy_in",
-    "fee",
-    "hand_for_hand",
-    "late_registration_levels",
-    "reentries",
-    "late_entries",
-    "max_entries",
-    "cancellation_percent",
-    "skill_levels",
-    "action_seconds",
-    "halt_short_tables",
-    "tda_breaks",
-    *SCHEDULE_KEYS,
-} | TIME_BANK_KEYS
+_TOURNAMENT_KEYS = (
+    {
+        "name",
+        "players",
+        "max_per_table",
+        "starting_stack",
+        "structure",
+        "betting",
+        "buy_in",
+        "fee",
+        "hand_for_hand",
+        "late_registration_levels",
+        "reentries",
+        "late_entries",
+        "max_entries",
+        "cancellation_percent",
+        "skill_levels",
+        "action_seconds",
+        *SCHEDULE_KEYS,
+    }
+    | TIME_BANK_KEYS
+    | BALANCING_KEYS
+)
 _LEVEL_KEYS = {"unit", "length", "blinds", "lead", "big_blind_ante"}
 
 
@@ -184,10 +185,6 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         )
     structures = ("freezeout", "rebuy", "shootout")
     structure = _choice(tournament.get("structure", "freezeout"), "structure", structures)
-    policy = _choice(tournament.get("policy", "equilibrium"), "policy", BALANCING_POLICIES)
-    tda_breaks = _choice(tournament.get("tda_breaks", "due"), "tda_breaks", TDA_BREAKS)
-    if "tda_breaks" in tournament and policy != "tda":
-        raise ConfigError('tda_breaks is the order tables break in under policy = "tda"')
     betting = _choice(tournament.get("betting", "no"), "betting", ("no", "fixed"))
     unit = _choice(levels_section.get("unit", "hands"), "levels.unit", ("hands", "minutes"))
     return TournamentConfig(
@@ -196,8 +193,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         max_per_table=max_per_table,
         starting_stack=starting_stack,
         structure=structure,
-        policy=policy,  # type: ignore[arg-type]
-        tda_breaks=tda_breaks,  # type: ignore[arg-type]
+        **parse_balancing(tournament, structure),
         betting=betting,  # type: ignore[arg-type]
         buy_in=_whole(tournament.get("buy_in", 0), "buy_in"),
         fee=_whole(tournament.get("fee", 0), "fee"),
@@ -222,7 +218,6 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> Tourname
         skill_levels=_parse_skill_levels(tournament.get("skill_levels")),
         action_seconds=_action_seconds(tournament.get("action_seconds", 30)),
         **parse_time_bank(tournament),
-        halt_short_tables=_halt(tournament.get("halt_short_tables"), policy, structure),
         knockout=parse_knockout(data.get("knockout"), tournament, players),
         **parse_schedule(tournament),
         satellite=parse_satellite(data, tournament),  # SAT-1 (its keys: `core.config_satellite`)
@@ -237,20 +232,6 @@ def _lead(value: object, unit: str) -> int:
     if unit != "hands":
         raise ConfigError('levels.lead counts hands: it needs levels.unit = "hands"')
     return _whole(value, "levels.lead", high=1000)
-
-
-def _halt(value: object, policy: str, structure: str) -> bool | None:
-    """HALT-1 on or off; None leaves the default (on for tables of 8+ seats)."""
-    if value is None:
-        return None
-    if not isinstance(value, bool):
-        raise ConfigError(f"halt_short_tables must be true or false, not {value!r}")
-    if value and (policy != "equilibrium" or structure == "shootout"):
-        raise ConfigError(
-            'halt_short_tables needs policy = "equilibrium" and tables the floor balances '
-            "(not a shoot-out)"
-        )
-    return value
 
 
 def _action_seconds(value: object) -> float:

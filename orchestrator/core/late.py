@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Protocol
 
 from orchestrator.core.config import TournamentConfig
+from orchestrator.core.directives import Step
 from orchestrator.core.events import (
     Event,
     FundingWithdrawn,
@@ -40,7 +42,7 @@ from orchestrator.core.freezeout import FreezeOut
 from orchestrator.core.places import Busted, place_eliminated
 from orchestrator.core.play import Play
 from orchestrator.core.rankings import STARTING_RANKING
-from orchestrator.core.structures import Busts, Structure
+from orchestrator.core.structures import Busts, Seating, Structure
 from orchestrator.errors import (
     AccountExistsError,
     AlreadyRegisteredError,
@@ -53,7 +55,7 @@ from orchestrator.errors import (
     TournamentFullError,
 )
 
-__all__ = ["LateEntry"]
+__all__ = ["LateEntry", "TournamentLate"]
 
 
 class LateEntry(Structure):
@@ -288,3 +290,45 @@ class LateEntry(Structure):
         else:
             events.append(PlayerSeated(player=player, table=table, seat=seat, stack=stack))
         return events
+
+
+class _Tournament(Protocol):
+    late: LateEntry | None
+    play: Play
+    seating: Seating
+
+    def _require_running(self, command: str) -> None: ...
+    def _step(self, events: list[Event], reply: None = None) -> Step: ...
+
+
+class TournamentLate:
+    """The late-registration commands, over the fields `Tournament` declares."""
+
+    __slots__ = ()
+
+    def register_late(
+        self: _Tournament,
+        player: str,
+        *,
+        now: float,
+        rng: random.Random,
+        deposit: int = 0,
+        key: str = "",
+    ) -> Step:
+        """REG-1 while late registration lasts: `player` enters and is seated (`LateEntry`);
+        `key` names the wallet's payment of `deposit`, if any (`withdraw_funding`)."""
+        self._require_running("register")
+        if self.late is None:
+            raise RegistrationClosedError("REG-1: this tournament takes no late registration")
+        events = self.late.register(self.play, player, now=now, rng=rng, deposit=deposit, key=key)
+        self.play.pace.sync(self.seating.tables)
+        return self._step(events)
+
+    def withdraw_funding(self: _Tournament, key: str, *, now: float) -> Step:
+        """LATE: the front door gives back the payment `key` it could not see taken (after its
+        restart): refused with `FundingTakenError` if the run took it, else a later
+        registration with it is refused (`LateEntry.withdraw`). Taken in any state: a payment
+        outlives late registration and the run's end."""
+        if self.late is None:
+            raise RegistrationClosedError("REG-1: this tournament takes no late registration")
+        return self._step(self.late.withdraw(key))

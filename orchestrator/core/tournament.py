@@ -42,7 +42,7 @@ from orchestrator.core.events import (
 from orchestrator.core.final_deal import TournamentDeals
 from orchestrator.core.freezeout import FreezeOut
 from orchestrator.core.hand_for_hand import HandForHand
-from orchestrator.core.late import LateEntry
+from orchestrator.core.late import LateEntry, TournamentLate
 from orchestrator.core.levels import blind_level, level_fields
 from orchestrator.core.pace import Pace, tables_named
 from orchestrator.core.places import Busted
@@ -53,14 +53,14 @@ from orchestrator.core.sanctions import SanctionKind
 from orchestrator.core.satellite import Seats, seats_filled
 from orchestrator.core.shootout import ShootOut
 from orchestrator.core.structures import Busts, Seating, Structure
-from orchestrator.errors import RegistrationClosedError, ReportError, TournamentStateError
+from orchestrator.errors import ReportError, TournamentStateError
 from table_worker.protocol import HandReport, TableDirective
 
 __all__ = ["Directive", "OpenTable", "StartSideEvent", "Step", "Tournament"]
 
 
 @dataclass(slots=True, kw_only=True)
-class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
+class Tournament(TournamentQueries, TournamentDeals, TournamentBagging, TournamentLate):
     config: TournamentConfig
     tournament_id: str
     started_at: float
@@ -180,27 +180,6 @@ class Tournament(TournamentQueries, TournamentDeals, TournamentBagging):
         self.cancelled = reason
         play.clock.paused_at = None
         return self._step(events)
-
-    def register_late(
-        self, player: str, *, now: float, rng: random.Random, deposit: int = 0, key: str = ""
-    ) -> Step:
-        """REG-1 while late registration lasts: `player` enters and is seated (`core.late`);
-        `key` names the wallet's payment of `deposit`, if any (LATE: `withdraw_funding`)."""
-        self._require_running("register")
-        if self.late is None:
-            raise RegistrationClosedError("REG-1: this tournament takes no late registration")
-        events = self.late.register(self.play, player, now=now, rng=rng, deposit=deposit, key=key)
-        self.play.pace.sync(self.seating.tables)
-        return self._step(events)
-
-    def withdraw_funding(self, key: str, *, now: float) -> Step:
-        """LATE: the front door gives back the payment `key` it could not see taken (after its
-        restart): refused with `FundingTakenError` if the run took it, else a later
-        registration with it is refused (`core.late`). Taken in any state: a payment outlives
-        late registration and the run's end."""
-        if self.late is None:
-            raise RegistrationClosedError("REG-1: this tournament takes no late registration")
-        return self._step(self.late.withdraw(key))
 
     def sanction(
         self,
