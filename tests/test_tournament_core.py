@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from tournament_checks import begin, check_log, funds, opened_tables, quiet
 
@@ -658,12 +658,15 @@ def test_a_lost_table_voids_its_hand_and_replays_the_same_positions() -> None:
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10**6), policy=st.sampled_from(["equilibrium", "threshold"]))
 def test_tables_lost_at_random_points_lose_nothing(seed: int, policy: str) -> None:
-    """Chaos at the core: a fifth of hands die mid-hand; every invariant still holds."""
+    """Chaos at the core: a fifth of hands die mid-hand; every invariant still holds. A seed
+    whose field is over before any table dies (seed 165: 22 hands, none lost, 0.8^22) shows
+    no chaos, so it is not counted as an example."""
     cfg = config(players=30, max_per_table=6, policy=policy, buy_in=10, hand_for_hand=10)
     _, log = run(cfg, seed=seed, kill_rate=0.2)
     check_log(cfg, log)
     voided = [e for e in log if e["type"] == "hand_voided"]
-    assert voided and len(voided) == sum(e["type"] == "table_restarted" for e in log)
+    assume(voided)
+    assert len(voided) == sum(e["type"] == "table_restarted" for e in log)
 
 
 def test_pause_holds_every_table_until_resume_and_stops_the_level_clock() -> None:
