@@ -26,7 +26,6 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from rng_service._proto import deck_pb2, deck_pb2_grpc
 from rng_service.commit import verify_commitment
@@ -34,7 +33,7 @@ from rng_service.deck import ServedDeck, is_deck
 from rng_service.errors import DeckServiceError, DeckServiceUnavailable
 
 # DeckServiceUnavailable: what `next_deck` raises while the service is away (callers wait on).
-__all__ = ["BlockingDeckClient", "DeckClient", "DeckServiceUnavailable", "check_health"]
+__all__ = ["BlockingDeckClient", "DeckClient", "DeckServiceUnavailable"]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -213,19 +212,3 @@ class BlockingDeckClient:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-def check_health(target: str, *, timeout: float = 2.0) -> str | None:
-    """None when the deck service at `target` says it is serving (`grpc.health.v1`), else
-    what is wrong, in a few words (for a watcher's message: no exception leaves here)."""
-    with grpc.insecure_channel(target) as channel:
-        stub: Any = health_pb2_grpc.HealthStub(channel)  # its stubs' types name no methods
-        try:
-            reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
-        except grpc.RpcError as exc:
-            code = exc.code() if isinstance(exc, grpc.Call) else None
-            details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
-            return f"{code.name if code is not None else 'error'}: {details}"
-    if reply.status == health_pb2.HealthCheckResponse.SERVING:
-        return None
-    return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)

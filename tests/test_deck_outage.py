@@ -22,8 +22,9 @@ from conftest import RedisServer, deck_service_children, free_port
 import table_worker.actor as table_actor
 from orchestrator.errors import StoreLost
 from orchestrator.shell.decks import DeckService, deck_service, watched_deck_service
-from rng_service.client import BlockingDeckClient, check_health
+from rng_service.client import BlockingDeckClient
 from rng_service.errors import DeckServiceError
+from rng_service.health import check_health
 from table_worker.protocol import Blinds, NextHand
 
 

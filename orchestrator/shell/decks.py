@@ -239,7 +239,7 @@ def watched_deck_service(
     """A deck service this process did not start, asked for its health every `every` seconds
     while the block lasts: one line when it stops answering (tables wait at their boundary),
     one when it is back. Yields it."""
-    from rng_service.client import check_health
+    from rng_service.health import check_health
 
     stopping = threading.Event()
 
