@@ -5,9 +5,18 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup protos demo test lint system clean
+.PHONY: setup protos bytecode demo test lint system clean
 
-setup: $(STAMP) protos
+setup: $(STAMP) protos bytecode
+
+# The project's own bytecode, written once here. The install is editable and this machine sets
+# PYTHONDONTWRITEBYTECODE=1, so without it every table actor's process compiled the engine,
+# the bots and the deck client from source at its start: about 1.5 MB of unique memory per
+# table left in its heap, and CPU at every start (docs/BENCHMARKS.md, "Table memory, session
+# 9"). A module edited since is compiled from source again until this runs again (before a
+# measurement: `make bytecode`). A wheel install (the Dockerfile's) writes bytecode itself.
+bytecode: protos
+	$(PY) -m compileall -q orchestrator table_worker rng_service loadtest > /dev/null
 
 # gRPC/protobuf stubs are generated from proto/ (never committed); the script skips up-to-date ones.
 protos: $(STAMP)

@@ -3,7 +3,8 @@ actors taking over a lost node's tables.
 
 - A table actor's process imports the engine, the bots, the protocol and the deck client,
   and none of the core, the stores, the metrics, the heavy packages or eval7's hand-range
-  parser (only its compiled evaluator, `table_worker.evaluator`): looked at from inside
+  parser (only its compiled evaluator, `table_worker.evaluator`), nor the deck service's
+  health check (its watchers'): looked at from inside
   a real table actor of a running tournament (Ray's `__ray_call__` runs a function in the
   actor's process), beside a bare Ray actor (Ray's own worker imports a little of starlette).
 - A node killed in the middle of play: its tables are re-seated on the spares the other
@@ -31,6 +32,8 @@ HEAVY = ("numpy", "networkx", "matplotlib", "pokerkit", "prometheus_client", "re
 RANGE_PARSER = ("pyparsing", "unittest")
 EVAL7_EVALUATOR = {"eval7.cards", "eval7.evaluate"}
 THE_ORCHESTRATOR = ("orchestrator.core", "orchestrator.views", "orchestrator.shell.actor")
+# The deck service's health check (`rng_service.health`) is its watchers', not a table's.
+HEALTH_STUBS = ("grpc_health.v1", "rng_service.health")
 
 
 def config(
@@ -94,6 +97,8 @@ def test_a_table_process_imports_neither_the_core_nor_heavy_packages(tmp_path: P
     assert {m for m in table if m.split(".")[0] == "eval7"} == EVAL7_EVALUATOR
     core = {m for m in table if m.startswith(THE_ORCHESTRATOR)}
     assert not core, sorted(core)
+    health = {m for m in table if m.startswith(HEALTH_STUBS)}
+    assert not health, sorted(health)
     assert {m for m in table if m.startswith("starlette")} <= bare  # Ray's own, no more
 
 
