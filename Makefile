@@ -16,7 +16,7 @@ setup: $(STAMP) protos bytecode
 # 9"). A module edited since is compiled from source again until this runs again (before a
 # measurement: `make bytecode`). A wheel install (the Dockerfile's) writes bytecode itself.
 bytecode: protos
-	$(PY) -m compileall -q orchestrator table_worker rng_service loadtest > /dev/null
+	$(PY) -m compileall -q orchestrator table_worker rng_service loadtest
 
 # gRPC/protobuf stubs are generated from proto/ (never committed); the script skips up-to-date ones.
 protos: $(STAMP)
